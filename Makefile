@@ -1,0 +1,45 @@
+# The two commands of the README. Both create .venv from nothing but Python 3.11+.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: run test lint typecheck pytest audit bench clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(VENV)/.installed: $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install -q -e .
+	touch $@
+
+$(VENV)/.installed-dev: $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $@ $(VENV)/.installed
+
+## run: replay every domain keyless on the embedded SQLite default and print the scorecards
+run: $(VENV)/.installed
+	$(BIN)/agentic-eval run
+
+## test: ruff lint + format check, pyright strict on src/, pytest (network blocked), pip-audit
+test: lint typecheck pytest audit
+
+lint: $(VENV)/.installed-dev
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+
+typecheck: $(VENV)/.installed-dev
+	$(BIN)/pyright src
+
+pytest: $(VENV)/.installed-dev
+	$(BIN)/pytest
+
+# pip-audit asks PyPI's vulnerability API; where it cannot be reached the packages are listed as skipped.
+audit: $(VENV)/.installed-dev
+	$(BIN)/pip-audit --skip-editable --progress-spinner off
+
+bench: $(VENV)/.installed
+	$(BIN)/python bench/replay_bench.py
+
+clean:
+	rm -rf $(VENV) .agentic-eval

@@ -1,0 +1,257 @@
+"""The agent loop: one loop for every backend.
+
+System prompt and task go in; tool calls are executed through the registry and their results fed
+back, until the agent submits its answer through ``submit`` (whose input schema is the case's
+output model) or a limit is hit. Nothing the agent does raises out of this loop: every failure
+becomes an :class:`~agentic_eval.core.results.Outcome`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from agentic_eval.agent.approval import REQUEST_APPROVAL_SPEC, ApprovalCheckpoint, blocked_message
+from agentic_eval.agent.tools import (
+    REQUEST_APPROVAL_TOOL,
+    SUBMIT_TOOL,
+    ToolRegistry,
+    first_validation_error,
+)
+from agentic_eval.backends.base import (
+    AuthenticationFailed,
+    BackendError,
+    CallContext,
+    ModelBackend,
+    TransientBackendError,
+)
+from agentic_eval.core.messages import Message, ToolResultBlock, ToolUseBlock, user_text
+from agentic_eval.core.model import ModelRequest, ToolSpec
+from agentic_eval.core.results import Outcome, ToolCallRecord
+from agentic_eval.core.transcript import RequestTemplate, Turn, response_key
+
+Env = TypeVar("Env")
+
+NUDGE = "Call the `submit` tool with your final answer; do not answer in plain text."
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds on one agent run."""
+
+    max_turns: int = 12
+    max_tokens: int = 1024
+    """Output tokens allowed per model call."""
+    max_total_tokens: int | None = None
+    """Input plus output tokens allowed over the whole run (None: unbounded)."""
+
+    def as_dict(self) -> dict[str, Any]:
+        """For provenance."""
+        return {
+            "max_turns": self.max_turns,
+            "max_tokens": self.max_tokens,
+            "max_total_tokens": self.max_total_tokens,
+        }
+
+
+@dataclass
+class AgentRun:
+    """What one run of the loop produced.
+
+    ``outcome`` is None when the agent submitted a schema-valid output; the evaluation then
+    decides between passed and check_failed.
+    """
+
+    request: RequestTemplate | None = None
+    turns: list[Turn] = field(default_factory=lambda: [])
+    tool_calls: list[ToolCallRecord] = field(default_factory=lambda: [])
+    output: BaseModel | None = None
+    outcome: Outcome | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+def submit_spec(output_model: type[BaseModel]) -> ToolSpec:
+    """The ``submit`` tool: its input schema is the case's output model."""
+    schema = output_model.model_json_schema()
+    schema.pop("title", None)
+    return ToolSpec(
+        name=SUBMIT_TOOL,
+        description="Submit your final answer. Call it exactly once, when you are done.",
+        input_schema=schema,
+    )
+
+
+async def run_agent(
+    backend: ModelBackend,
+    call: CallContext,
+    *,
+    model: str,
+    system: str,
+    task: str,
+    tools: ToolRegistry[Env],
+    env: Env,
+    output_model: type[BaseModel],
+    checkpoint: ApprovalCheckpoint,
+    limits: Limits,
+    temperature: float = 0.0,
+) -> AgentRun:
+    """Run the agent until it submits or a limit is hit.
+
+    Args:
+        backend: Where responses come from.
+        call: Domain and case (the turn is filled in per call).
+        model: Model name sent in requests.
+        system: System prompt.
+        task: The task text (first user message).
+        tools: The domain's tools.
+        env: The case's environment (tools read and change it).
+        output_model: Pydantic model the submitted answer must validate against.
+        checkpoint: Approval checkpoint for must-approve calls.
+        limits: Turn and token limits.
+        temperature: Sampling temperature.
+
+    Returns:
+        The run. Never raises for agent or provider failures; only
+        :class:`AuthenticationFailed` propagates, since no run can proceed without credentials.
+    """
+    specs = [t.spec() for t in tools]
+    if tools.has_approval_rules():
+        specs.append(REQUEST_APPROVAL_SPEC)
+    specs.append(submit_spec(output_model))
+    run = AgentRun()
+    messages: list[Message] = [user_text(task)]
+    appended: list[Message] = list(messages)
+    for turn in range(limits.max_turns):
+        request = ModelRequest(
+            model=model,
+            system=system,
+            messages=tuple(messages),
+            tools=tuple(specs),
+            max_tokens=limits.max_tokens,
+            temperature=temperature,
+        )
+        if run.request is None:
+            run.request = RequestTemplate.of(request)
+        where = f"turn {turn}"
+        try:
+            response = await backend.complete(
+                request, CallContext(domain=call.domain, case_id=call.case_id, turn=turn)
+            )
+        except AuthenticationFailed:
+            raise
+        except TransientBackendError as exc:
+            run.outcome = Outcome(kind="transient", reason=str(exc), where=where)
+            return run
+        except BackendError as exc:
+            run.outcome = Outcome(kind="error", reason=str(exc), where=where)
+            return run
+        except Exception as exc:  # a broken backend is a harness error, never a crash
+            run.outcome = Outcome(kind="error", reason=f"{type(exc).__name__}: {exc}", where=where)
+            return run
+        run.turns.append(
+            Turn(
+                index=turn,
+                request_key=request.key(),
+                appended=tuple(appended),
+                response=response,
+                response_key=response_key(response),
+            )
+        )
+        run.input_tokens += response.usage.input_tokens
+        run.output_tokens += response.usage.output_tokens
+        messages.append(response.message())
+        budget = limits.max_total_tokens
+        if budget is not None and run.input_tokens + run.output_tokens > budget:
+            run.outcome = Outcome(
+                kind="error", reason=f"exceeded the token budget ({budget})", where=where
+            )
+            return run
+        uses = response.tool_uses()
+        if not uses:
+            if response.stop_reason == "max_tokens":
+                run.outcome = Outcome(
+                    kind="error",
+                    reason=f"response cut off at max_tokens ({limits.max_tokens})",
+                    where=where,
+                )
+                return run
+            appended = [user_text(NUDGE)]
+            messages.extend(appended)
+            continue
+        results: list[ToolResultBlock] = []
+        for use in uses:
+            if use.name == SUBMIT_TOOL:
+                _submit(run, use, turn, output_model)
+                return run
+            results.append(_execute(run, use, turn, tools, env, checkpoint))
+        appended = [Message(role="user", content=tuple(results))]
+        messages.extend(appended)
+    run.outcome = Outcome(
+        kind="error",
+        reason=f"exceeded max turns ({limits.max_turns}) without submitting",
+        where=f"turn {limits.max_turns - 1}",
+    )
+    return run
+
+
+def _submit(run: AgentRun, use: ToolUseBlock, turn: int, output_model: type[BaseModel]) -> None:
+    try:
+        run.output = output_model.model_validate(use.input)
+    except ValidationError as exc:
+        reason = f"output failed its schema: {first_validation_error(exc)}"
+        run.outcome = Outcome(kind="check_failed", reason=reason, where=f"turn {turn}, submit")
+        status, result = "error", reason
+    else:
+        status, result = "ok", "submitted"
+    run.tool_calls.append(
+        ToolCallRecord(
+            turn=turn, id=use.id, name=use.name, input=use.input, result=result, status=status
+        )
+    )
+
+
+def _execute(
+    run: AgentRun,
+    use: ToolUseBlock,
+    turn: int,
+    tools: ToolRegistry[Env],
+    env: Env,
+    checkpoint: ApprovalCheckpoint,
+) -> ToolResultBlock:
+    text, status = _dispatch(use, turn, tools, env, checkpoint)
+    run.tool_calls.append(
+        ToolCallRecord(
+            turn=turn, id=use.id, name=use.name, input=use.input, result=text, status=status
+        )
+    )
+    return ToolResultBlock(tool_use_id=use.id, content=text, is_error=status != "ok")
+
+
+def _dispatch(
+    use: ToolUseBlock,
+    turn: int,
+    tools: ToolRegistry[Env],
+    env: Env,
+    checkpoint: ApprovalCheckpoint,
+) -> tuple[str, Any]:
+    if use.name == REQUEST_APPROVAL_TOOL and tools.has_approval_rules():
+        text, is_error = checkpoint.request(turn, use.input)
+        return text, "error" if is_error else "ok"
+    tool = tools.get(use.name)
+    if tool is None:
+        return f"unknown tool {use.name!r}; available: {', '.join(tools.names())}", "error"
+    try:
+        args = tool.validate(use.input)
+    except ValidationError as exc:
+        return f"invalid arguments: {first_validation_error(exc)}", "error"
+    if tool.requires_approval is not None:
+        requirement = tool.requires_approval(env, args)
+        if requirement is not None and not checkpoint.admit(turn, requirement):
+            return blocked_message(requirement), "blocked"
+    try:
+        return tool.invoke(env, args), "ok"
+    except Exception as exc:  # a tool that raises becomes an is_error result
+        return f"{type(exc).__name__}: {exc}", "error"

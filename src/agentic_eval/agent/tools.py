@@ -1,0 +1,198 @@
+"""Tools: plain functions of (environment, arguments), with a JSON schema taken from the signature.
+
+A tool is deterministic: it reads and changes only the case's environment. Its description and
+argument descriptions come from its Google-style docstring.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar, get_type_hints
+
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+from pydantic.fields import FieldInfo
+
+from agentic_eval.core.canonical import canonical_json
+from agentic_eval.core.model import ToolSpec
+
+Env = TypeVar("Env")
+
+
+class ToolError(Exception):
+    """An expected failure a tool reports to the agent (unknown id, bad state...)."""
+
+
+@dataclass(frozen=True)
+class ApprovalRequirement:
+    """Why a particular call needs a human's approval before it may execute."""
+
+    action: str
+    target: str
+    reason: str
+
+
+ApprovalPredicate = Callable[[Any, dict[str, Any]], ApprovalRequirement | None]
+"""Given (environment, validated arguments), the requirement, or None when no approval is needed."""
+
+
+_ARG_LINE = re.compile(r"^(\w+)\s*(?:\([^)]*\))?:\s*(.*)$")
+_SECTIONS = {"Args:", "Returns:", "Raises:", "Yields:", "Example:", "Examples:", "Note:"}
+
+
+def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
+    """Split a Google-style docstring into (description, {argument: description})."""
+    desc: list[str] = []
+    args: dict[str, str] = {}
+    section = ""
+    current = ""
+    arg_indent = -1
+    for line in inspect.cleandoc(doc).splitlines():
+        stripped = line.strip()
+        if stripped in _SECTIONS:
+            section, current, arg_indent = stripped, "", -1
+            continue
+        if section == "":
+            if stripped:
+                desc.append(stripped)
+            continue
+        if section != "Args:" or not stripped:
+            continue
+        indent = len(line) - len(line.lstrip())
+        m = _ARG_LINE.match(stripped)
+        if m and (arg_indent < 0 or indent <= arg_indent):
+            arg_indent = indent
+            current = m.group(1)
+            args[current] = m.group(2).strip()
+        elif current:
+            args[current] = f"{args[current]} {stripped}".strip()
+    return " ".join(desc), args
+
+
+@dataclass(frozen=True)
+class Tool(Generic[Env]):
+    """A registered tool."""
+
+    name: str
+    description: str
+    fn: Callable[..., Any]
+    arguments: type[BaseModel]
+    requires_approval: ApprovalPredicate | None = None
+
+    def spec(self) -> ToolSpec:
+        """The tool as the model sees it."""
+        schema = self.arguments.model_json_schema()
+        schema.pop("title", None)
+        return ToolSpec(name=self.name, description=self.description, input_schema=schema)
+
+    def validate(self, raw: dict[str, Any]) -> dict[str, Any]:
+        """Validate raw arguments.
+
+        Raises:
+            pydantic.ValidationError: When they do not fit the signature.
+        """
+        return dict(self.arguments.model_validate(raw))
+
+    def invoke(self, env: Env, args: dict[str, Any]) -> str:
+        """Run the tool on validated arguments; return its result as text (canonical JSON)."""
+        value = self.fn(env, **args)
+        return value if isinstance(value, str) else canonical_json(value)
+
+
+def make_tool(
+    fn: Callable[..., Any],
+    *,
+    name: str | None = None,
+    requires_approval: ApprovalPredicate | None = None,
+) -> Tool[Any]:
+    """Build a :class:`Tool` from a function whose first parameter is the environment.
+
+    Args:
+        fn: ``fn(env, arg1: T1, ...)`` with annotations and a Google-style docstring.
+        name: Tool name (default: the function name).
+        requires_approval: Predicate saying when a call must be approved first.
+
+    Returns:
+        The tool.
+    """
+    description, arg_docs = _parse_docstring(fn.__doc__ or "")
+    hints = get_type_hints(fn)
+    params = list(inspect.signature(fn).parameters.values())[1:]
+    fields: dict[str, Any] = {}
+    for p in params:
+        if p.annotation is inspect.Parameter.empty:
+            raise TypeError(f"tool {fn.__name__}: argument {p.name!r} needs a type annotation")
+        default = ... if p.default is inspect.Parameter.empty else p.default
+        fields[p.name] = (hints[p.name], FieldInfo(default=default, description=arg_docs.get(p.name)))
+    tool_name = name or fn.__name__
+    model: type[BaseModel] = create_model(  # pyright: ignore[reportCallIssue, reportUnknownVariableType]
+        f"{tool_name}_arguments", __config__=ConfigDict(extra="forbid"), **fields
+    )
+    return Tool(
+        name=tool_name,
+        description=description or tool_name,
+        fn=fn,
+        arguments=model,  # pyright: ignore[reportUnknownArgumentType]
+        requires_approval=requires_approval,
+    )
+
+
+class ToolRegistry(Generic[Env]):
+    """An ordered set of tools; register with the :meth:`tool` decorator."""
+
+    def __init__(self) -> None:
+        self._tools: dict[str, Tool[Env]] = {}
+
+    def tool(
+        self, *, name: str | None = None, requires_approval: ApprovalPredicate | None = None
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Decorator registering a function as a tool (the function is returned unchanged)."""
+
+        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+            self.add(make_tool(fn, name=name, requires_approval=requires_approval))
+            return fn
+
+        return register
+
+    def add(self, tool: Tool[Any]) -> None:
+        """Register a tool.
+
+        Raises:
+            ValueError: When the name is taken or reserved.
+        """
+        if tool.name in self._tools or tool.name in RESERVED_TOOL_NAMES:
+            raise ValueError(f"tool name {tool.name!r} is already registered or reserved")
+        self._tools[tool.name] = tool
+
+    def get(self, name: str) -> Tool[Env] | None:
+        """The tool called ``name``, if any."""
+        return self._tools.get(name)
+
+    def __iter__(self) -> Iterator[Tool[Env]]:
+        return iter(self._tools.values())
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def names(self) -> list[str]:
+        """Tool names in registration order."""
+        return list(self._tools)
+
+    def has_approval_rules(self) -> bool:
+        """Whether any tool can require approval."""
+        return any(t.requires_approval is not None for t in self._tools.values())
+
+
+SUBMIT_TOOL = "submit"
+REQUEST_APPROVAL_TOOL = "request_approval"
+RESERVED_TOOL_NAMES = frozenset({SUBMIT_TOOL, REQUEST_APPROVAL_TOOL})
+
+
+def first_validation_error(exc: ValidationError) -> str:
+    """One line naming the first invalid field of a validation error."""
+    err = exc.errors()[0]
+    loc = ".".join(str(p) for p in err["loc"]) or "<root>"
+    more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+    return f"{loc}: {err['msg']}{more}"

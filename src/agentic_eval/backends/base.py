@@ -1,0 +1,119 @@
+"""The model backend interface and the errors a backend may raise into the loop.
+
+A backend answers one model request. Everything else (tools, limits, checks) lives in the loop and
+the evaluation, so that live, scripted, recorded and replayed runs drive identical code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Literal, TypeVar
+
+from agentic_eval.core.model import ModelRequest, ModelResponse
+from agentic_eval.core.transcript import Transcript
+
+
+@dataclass(frozen=True)
+class CallContext:
+    """Where a model call happens: which case of which domain, which turn."""
+
+    domain: str
+    case_id: str
+    turn: int
+
+
+@dataclass(frozen=True)
+class BackendInfo:
+    """What a backend is, for provenance and scorecard labels."""
+
+    backend: str
+    model: str
+    agent: str
+    agent_kind: Literal["scripted", "model"]
+
+
+class BackendError(Exception):
+    """A backend could not answer. The loop turns it into an outcome; it never escapes a run."""
+
+
+class TransientBackendError(BackendError):
+    """The provider failed in a way that says nothing about the agent (429, 529, 5xx, timeout)."""
+
+
+class ProviderRequestError(BackendError):
+    """The provider refused the request (4xx other than authentication): an ``error`` outcome."""
+
+
+class AuthenticationFailed(BackendError):
+    """The provider refused the credentials. A live run stops at the first one, with one line."""
+
+
+class ReplayDivergence(BackendError):
+    """Replay saw something the recording does not hold. Names the case, the turn and the field."""
+
+
+class ModelBackend(ABC):
+    """A source of model responses. One required method; the rest have safe defaults."""
+
+    @abstractmethod
+    async def complete(self, request: ModelRequest, call: CallContext) -> ModelResponse:
+        """Answer one request.
+
+        Args:
+            request: The request the loop would send to a model.
+            call: Which domain, case and turn this is.
+
+        Returns:
+            The model's response.
+
+        Raises:
+            BackendError: When no response can be had; its subclass says how to classify it.
+        """
+
+    def info(self) -> BackendInfo:
+        """What this backend is (for provenance). Override to name the model and agent."""
+        name = type(self).__name__
+        return BackendInfo(backend=name, model=name, agent=name, agent_kind="model")
+
+    async def start_case(self, domain: str, case_id: str) -> None:  # noqa: B027
+        """Called before a case's first request (replay loads its transcript here)."""
+
+    async def finish_case(self, transcript: Transcript) -> None:  # noqa: B027
+        """Called with the case's transcript once it is judged (record writes it here)."""
+
+    async def aclose(self) -> None:  # noqa: B027
+        """Release connections."""
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Retries for transient provider errors: exponential backoff with jitter."""
+
+    max_retries: int = 2
+    base_delay: float = 0.5
+    max_delay: float = 8.0
+
+    def delay(self, attempt: int) -> float:
+        """Seconds to wait before retry number ``attempt`` (1-based)."""
+        cap = min(self.max_delay, self.base_delay * (2 ** (attempt - 1)))
+        return cap * (0.5 + random.random() / 2)  # noqa: S311 - jitter, not security
+
+
+T = TypeVar("T")
+
+
+async def with_retries(policy: RetryPolicy, attempt: Callable[[], Awaitable[T]]) -> T:
+    """Run ``attempt``, retrying on :class:`TransientBackendError` as the policy allows."""
+    tries = 0
+    while True:
+        try:
+            return await attempt()
+        except TransientBackendError:
+            tries += 1
+            if tries > policy.max_retries:
+                raise
+            await asyncio.sleep(policy.delay(tries))

@@ -1,0 +1,83 @@
+"""Canonical JSON: sorted keys, no insignificant whitespace, stable bytes.
+
+Every persisted artefact (case files, transcripts, scorecards) and every request key goes through
+these two functions, so that the same value always produces the same bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from pydantic import BaseModel
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    return value
+
+
+def canonical_json(value: Any, *, indent: int | None = None) -> str:
+    """Serialise ``value`` (a pydantic model or JSON-compatible data) to canonical JSON.
+
+    Args:
+        value: A pydantic model or plain JSON data.
+        indent: ``None`` for the compact form used in hashes; an int for committed files.
+
+    Returns:
+        The JSON text, keys sorted, non-ASCII kept as is.
+    """
+    separators = (",", ":") if indent is None else (",", ": ")
+    return json.dumps(
+        _plain(value), sort_keys=True, ensure_ascii=False, separators=separators, indent=indent
+    )
+
+
+def canonical_file_text(value: Any) -> str:
+    """The exact text of a committed file: canonical JSON, indented by two, ending in a newline."""
+    return canonical_json(value, indent=2) + "\n"
+
+
+def sha256_of(value: Any) -> str:
+    """Hex sha256 of the compact canonical JSON of ``value``."""
+    return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
+
+
+def first_difference(expected: Any, actual: Any, path: str = "") -> str | None:
+    """The path of the first field where two JSON values differ, or ``None`` when equal.
+
+    Args:
+        expected: The recorded (reference) value.
+        actual: The value produced now.
+        path: Prefix for the reported path.
+
+    Returns:
+        A path such as ``messages[3].content[0].content``, or ``None``.
+    """
+    expected, actual = _plain(expected), _plain(actual)
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        exp: dict[str, Any] = expected  # pyright: ignore[reportUnknownVariableType]
+        act: dict[str, Any] = actual  # pyright: ignore[reportUnknownVariableType]
+        for key in sorted(set(exp) | set(act)):
+            sub = f"{path}.{key}" if path else key
+            if key not in exp or key not in act:
+                return sub
+            found = first_difference(exp[key], act[key], sub)
+            if found is not None:
+                return found
+        return None
+    if isinstance(expected, list) and isinstance(actual, list):
+        exp_l: list[Any] = expected  # pyright: ignore[reportUnknownVariableType]
+        act_l: list[Any] = actual  # pyright: ignore[reportUnknownVariableType]
+        for i, (e, a) in enumerate(zip(exp_l, act_l, strict=False)):
+            found = first_difference(e, a, f"{path}[{i}]")
+            if found is not None:
+                return found
+        if len(exp_l) != len(act_l):
+            return f"{path}[{min(len(exp_l), len(act_l))}]"
+        return None
+    if type(expected) is not type(actual) or expected != actual:
+        return path or "<root>"
+    return None

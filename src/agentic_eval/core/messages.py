@@ -1,0 +1,65 @@
+"""Conversation content: text, tool calls and tool results, in one provider-neutral shape."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Frozen(BaseModel):
+    """Base for every serialised value: unknown fields are refused and values are immutable."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class TextBlock(Frozen):
+    """Plain text from the model or the harness."""
+
+    type: Literal["text"] = "text"
+    text: str = Field(description="The text.")
+
+
+class ToolUseBlock(Frozen):
+    """A tool call the model asks for."""
+
+    type: Literal["tool_use"] = "tool_use"
+    id: str = Field(description="Call id, unique within the conversation.")
+    name: str = Field(description="Tool name.")
+    input: dict[str, Any] = Field(description="Arguments, as JSON.")
+
+
+class ToolResultBlock(Frozen):
+    """The harness's answer to one tool call."""
+
+    type: Literal["tool_result"] = "tool_result"
+    tool_use_id: str = Field(description="Id of the call this answers.")
+    content: str = Field(description="The result as text (canonical JSON for structured results).")
+    is_error: bool = Field(default=False, description="True when the call failed or was blocked.")
+
+
+ContentBlock = Annotated[TextBlock | ToolUseBlock | ToolResultBlock, Field(discriminator="type")]
+
+
+class Message(Frozen):
+    """One conversation message."""
+
+    role: Literal["user", "assistant"] = Field(description="Who speaks.")
+    content: tuple[ContentBlock, ...] = Field(description="Content blocks, in order.")
+
+    def text(self) -> str:
+        """All text blocks joined by newlines."""
+        return "\n".join(b.text for b in self.content if isinstance(b, TextBlock))
+
+    def tool_uses(self) -> list[ToolUseBlock]:
+        """The tool calls in this message, in order."""
+        return [b for b in self.content if isinstance(b, ToolUseBlock)]
+
+    def tool_results(self) -> list[ToolResultBlock]:
+        """The tool results in this message, in order."""
+        return [b for b in self.content if isinstance(b, ToolResultBlock)]
+
+
+def user_text(text: str) -> Message:
+    """A user message holding one text block."""
+    return Message(role="user", content=(TextBlock(text=text),))

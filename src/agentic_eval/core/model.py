@@ -1,0 +1,59 @@
+"""Model requests and responses: what the agent loop sends to a backend and what comes back."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from agentic_eval.core.canonical import sha256_of
+from agentic_eval.core.messages import ContentBlock, Frozen, Message, ToolUseBlock
+
+StopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal", "other"]
+
+
+class ToolSpec(Frozen):
+    """A tool as the model sees it."""
+
+    name: str = Field(description="Tool name.")
+    description: str = Field(description="What the tool does, for the model.")
+    input_schema: dict[str, Any] = Field(description="JSON schema of the arguments.")
+
+
+class ModelRequest(Frozen):
+    """Everything one model call depends on. Its canonical hash is the request key."""
+
+    model: str = Field(description="Model name as given to the backend.")
+    system: str = Field(description="System prompt.")
+    messages: tuple[Message, ...] = Field(description="The conversation so far.")
+    tools: tuple[ToolSpec, ...] = Field(description="Tools offered.")
+    max_tokens: int = Field(description="Upper bound on output tokens for this call.")
+    temperature: float = Field(default=0.0, description="Sampling temperature.")
+
+    def key(self) -> str:
+        """The canonical request key: sha256 of the canonical JSON of this request."""
+        return sha256_of(self)
+
+
+class Usage(Frozen):
+    """Token counts reported by the provider (zero for scripted agents)."""
+
+    input_tokens: int = Field(default=0, description="Prompt tokens.")
+    output_tokens: int = Field(default=0, description="Completion tokens.")
+
+
+class ModelResponse(Frozen):
+    """One model turn."""
+
+    content: tuple[ContentBlock, ...] = Field(description="Text and tool calls, in order.")
+    stop_reason: StopReason = Field(description="Why the model stopped.")
+    usage: Usage = Field(default_factory=Usage, description="Token usage.")
+    model: str = Field(default="", description="Model name the provider reports.")
+
+    def message(self) -> Message:
+        """This response as an assistant message for the conversation."""
+        return Message(role="assistant", content=self.content)
+
+    def tool_uses(self) -> list[ToolUseBlock]:
+        """The tool calls in this response, in order."""
+        return [b for b in self.content if isinstance(b, ToolUseBlock)]

@@ -1,0 +1,83 @@
+"""Outcomes, check results, policy events and tool-call records: what a case run produced."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from agentic_eval.core.messages import Frozen
+
+OutcomeKind = Literal["passed", "check_failed", "error", "transient"]
+"""Every sample ends as exactly one of these."""
+
+ApprovalMode = Literal["enforce", "observe"]
+
+
+class Outcome(Frozen):
+    """How a case ended, as data. A failed run is an outcome, never an exception."""
+
+    kind: OutcomeKind = Field(description="passed, check_failed, error or transient.")
+    reason: str = Field(default="", description="Why, in one line (empty when passed).")
+    where: str = Field(default="", description="Where it happened, e.g. 'turn 3' or 'check x'.")
+
+
+class CheckResult(Frozen):
+    """The verdict of one check on a case's output or trace."""
+
+    name: str = Field(description="Check name, unique within a case.")
+    passed: bool = Field(description="Whether the invariant held.")
+    hard_gate: bool = Field(default=False, description="A hard gate fails the case on its own.")
+    message: str = Field(default="", description="What was wrong, when it failed.")
+    expected: Any = Field(default=None, description="Expected value, when it compares values.")
+    actual: Any = Field(default=None, description="Actual value, when it compares values.")
+
+
+class ToolCallRecord(Frozen):
+    """One tool call in the trace and what came of it."""
+
+    turn: int = Field(description="Model turn (0-based) whose response made the call.")
+    id: str = Field(description="Tool-use id.")
+    name: str = Field(description="Tool name.")
+    input: dict[str, Any] = Field(description="Arguments the model sent.")
+    result: str = Field(description="Result text returned to the model.")
+    status: Literal["ok", "error", "blocked"] = Field(
+        description="ok, error (the tool raised or the arguments were invalid) or blocked "
+        "(the approval checkpoint refused an unapproved must-approve call)."
+    )
+
+
+class ApprovalRequested(Frozen):
+    """The agent asked for approval through ``request_approval``; the case decided."""
+
+    type: Literal["approval_requested"] = "approval_requested"
+    turn: int = Field(description="Model turn.")
+    action: str = Field(description="The action approval was asked for (a tool name).")
+    target: str = Field(description="What it acts on, e.g. an invoice id.")
+    granted: bool = Field(description="The case's deterministic decision.")
+
+
+class MustApproveCall(Frozen):
+    """The agent called a tool whose arguments required approval."""
+
+    type: Literal["must_approve_call"] = "must_approve_call"
+    turn: int = Field(description="Model turn.")
+    action: str = Field(description="Tool name.")
+    target: str = Field(description="What it acts on.")
+    reason: str = Field(description="Why approval is required.")
+    approved: bool = Field(description="Whether a granted approval covered the call.")
+    executed: bool = Field(description="Whether the call actually executed.")
+    mode: ApprovalMode = Field(description="The checkpoint's mode during the run.")
+
+
+PolicyEvent = Annotated[ApprovalRequested | MustApproveCall, Field(discriminator="type")]
+
+
+def unapproved_attempts(events: tuple[PolicyEvent, ...] | list[PolicyEvent]) -> int:
+    """How many must-approve calls were attempted without approval (executed or not)."""
+    return sum(1 for e in events if isinstance(e, MustApproveCall) and not e.approved)
+
+
+def unapproved_executions(events: tuple[PolicyEvent, ...] | list[PolicyEvent]) -> int:
+    """How many must-approve calls executed without approval."""
+    return sum(1 for e in events if isinstance(e, MustApproveCall) and not e.approved and e.executed)

@@ -1,0 +1,77 @@
+"""Case results and scorecards: what a run of a domain produced, in reproducible form."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from agentic_eval.core.messages import Frozen
+from agentic_eval.core.results import ApprovalMode, CheckResult, Outcome, OutcomeKind
+
+SCORECARD_SCHEMA_VERSION = 1
+
+GateVerdict = Literal["PASS", "FAIL", "INCONCLUSIVE"]
+
+
+class CaseResult(Frozen):
+    """One case's result. Deterministic: no timings (those go to the store)."""
+
+    case_id: str = Field(description="Case id.")
+    outcome: Outcome = Field(description="How it ended.")
+    checks: tuple[CheckResult, ...] = Field(description="Check results.")
+    hard_gate_failed: bool = Field(description="A hard-gate check failed.")
+    unapproved_attempts: int = Field(description="Must-approve calls attempted without approval.")
+    unapproved_executions: int = Field(description="Must-approve calls executed without approval.")
+    turns: int = Field(description="Model turns used.")
+    tool_calls: int = Field(description="Tool calls made.")
+
+
+class ProducedBy(Frozen):
+    """What produced a scorecard's samples: never present a scripted agent as a model."""
+
+    agent: str = Field(description="Agent label.")
+    agent_kind: Literal["scripted", "model"] = Field(description="scripted or model.")
+    backend: str = Field(description="Backend that produced the responses.")
+    model: str = Field(description="Model name ('scripted:<agent>' for scripted agents).")
+    approval_mode: ApprovalMode = Field(description="Approval checkpoint mode.")
+
+
+class Totals(Frozen):
+    """Counts by outcome and gate."""
+
+    cases: int = Field(description="Samples.")
+    passed: int = Field(description="Outcome passed.")
+    check_failed: int = Field(description="Outcome check_failed.")
+    error: int = Field(description="Outcome error.")
+    transient: int = Field(description="Outcome transient.")
+    hard_gate_failures: int = Field(description="Cases with a failed hard gate.")
+    unapproved_attempts: int = Field(description="Must-approve calls attempted without approval.")
+    unapproved_executions: int = Field(description="Must-approve calls executed without approval.")
+
+
+class GateSummary(Frozen):
+    """The batch gate: judged = samples - transient; rate = (check_failed + error) / judged."""
+
+    judged: int = Field(description="Samples minus transient.")
+    failure_rate: float = Field(description="(check_failed + error) / judged (0 when none judged).")
+    max_failure_rate: float = Field(description="Threshold above which the batch fails.")
+    transient_rate: float = Field(description="transient / samples.")
+    max_transient: float = Field(description="Above this transient share the batch is inconclusive.")
+    verdict: GateVerdict = Field(description="PASS, FAIL or INCONCLUSIVE.")
+
+
+class Scorecard(Frozen):
+    """A domain run's scorecard. Its canonical JSON is reproduced byte for byte by replay."""
+
+    schema_version: Literal[1] = Field(default=SCORECARD_SCHEMA_VERSION, description="Format.")
+    domain: str = Field(description="Domain name.")
+    produced_by: ProducedBy = Field(description="What produced the samples.")
+    cases: tuple[CaseResult, ...] = Field(description="Per-case results, sorted by case id.")
+    totals: Totals = Field(description="Counts.")
+    gate: GateSummary = Field(description="Batch gate.")
+
+
+def count(kind: OutcomeKind, cases: tuple[CaseResult, ...]) -> int:
+    """How many cases ended with outcome ``kind``."""
+    return sum(1 for c in cases if c.outcome.kind == kind)

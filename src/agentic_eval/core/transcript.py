@@ -1,0 +1,116 @@
+"""The transcript: one file per case, written by ``record`` and read by ``replay``.
+
+It holds only what the allow-list names: requests (as keys plus the messages the harness
+appended), responses, tool calls and results, policy events, the output, the verdict and
+provenance. No header, API key or token is ever part of it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from agentic_eval.core.canonical import sha256_of
+from agentic_eval.core.messages import Frozen, Message
+from agentic_eval.core.model import ModelRequest, ModelResponse, ToolSpec
+from agentic_eval.core.results import CheckResult, Outcome, PolicyEvent, ToolCallRecord
+
+TRANSCRIPT_SCHEMA_VERSION = 1
+
+
+class Provenance(Frozen):
+    """What produced a recording."""
+
+    agent: str = Field(description="Agent label (scripted agent name, or a label naming the model).")
+    agent_kind: Literal["scripted", "model"] = Field(
+        description="scripted: deterministic Python; model: a language model behind a provider."
+    )
+    backend: str = Field(description="Backend that produced the responses (scripted, anthropic...).")
+    model: str = Field(description="Model name sent in requests.")
+    parameters: dict[str, Any] = Field(description="Run parameters: limits, approval mode...")
+    recorded_at: str = Field(description="UTC time the case was recorded (ISO 8601).")
+    package_version: str = Field(description="agentic-eval version that recorded it.")
+
+
+class RequestTemplate(Frozen):
+    """The parts of every request in a case that do not change from turn to turn."""
+
+    model: str = Field(description="Model name.")
+    system: str = Field(description="System prompt.")
+    tools: tuple[ToolSpec, ...] = Field(description="Tools offered.")
+    max_tokens: int = Field(description="Output token bound per call.")
+    temperature: float = Field(description="Sampling temperature.")
+
+    @classmethod
+    def of(cls, request: ModelRequest) -> RequestTemplate:
+        """The fixed part of ``request``."""
+        return cls(
+            model=request.model,
+            system=request.system,
+            tools=request.tools,
+            max_tokens=request.max_tokens,
+            temperature=request.temperature,
+        )
+
+
+class Turn(Frozen):
+    """One model call: the messages the harness added since the last response, and the reply."""
+
+    index: int = Field(description="0-based turn number.")
+    request_key: str = Field(description="sha256 of the canonical request sent in this turn.")
+    appended: tuple[Message, ...] = Field(
+        description="Messages the harness appended after the previous response (task, tool results)."
+    )
+    response: ModelResponse = Field(description="What the model answered.")
+    response_key: str = Field(description="sha256 of the canonical response (integrity check).")
+
+
+class Verdict(Frozen):
+    """How the case was judged."""
+
+    outcome: Outcome = Field(description="The case's outcome.")
+    checks: tuple[CheckResult, ...] = Field(description="Every check's result, in order.")
+
+
+class Transcript(Frozen):
+    """Everything one case run did, in recordable form."""
+
+    schema_version: Literal[1] = Field(default=TRANSCRIPT_SCHEMA_VERSION, description="Format version.")
+    domain: str = Field(description="Domain name.")
+    case_id: str = Field(description="Case id.")
+    provenance: Provenance = Field(description="What produced it.")
+    request: RequestTemplate | None = Field(description="Fixed request parts (None if no call).")
+    turns: tuple[Turn, ...] = Field(description="Model calls, in order.")
+    tool_calls: tuple[ToolCallRecord, ...] = Field(description="Tool calls and results, in order.")
+    policy_events: tuple[PolicyEvent, ...] = Field(description="Approval checkpoint events.")
+    output: dict[str, Any] | None = Field(description="Schema-validated final output, if any.")
+    verdict: Verdict = Field(description="Outcome and check results.")
+
+    def request_at(self, index: int) -> ModelRequest:
+        """Rebuild the request recorded at turn ``index`` from the template and the turns.
+
+        Raises:
+            ValueError: When the transcript has no request template or no such turn.
+        """
+        if self.request is None or index >= len(self.turns):
+            raise ValueError(f"no recorded request for turn {index}")
+        messages: list[Message] = []
+        for turn in self.turns[: index + 1]:
+            messages.extend(turn.appended)
+            if turn.index < index:
+                messages.append(turn.response.message())
+        t = self.request
+        return ModelRequest(
+            model=t.model,
+            system=t.system,
+            messages=tuple(messages),
+            tools=t.tools,
+            max_tokens=t.max_tokens,
+            temperature=t.temperature,
+        )
+
+
+def response_key(response: ModelResponse) -> str:
+    """The integrity key of a recorded response."""
+    return sha256_of(response)
