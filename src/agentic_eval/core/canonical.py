@@ -81,3 +81,25 @@ def first_difference(expected: Any, actual: Any, path: str = "") -> str | None:
     if type(expected) is not type(actual) or expected != actual:
         return path or "<root>"
     return None
+
+
+def value_at(value: Any, path: str) -> Any:
+    """The value at a path produced by :func:`first_difference` (``None`` when absent)."""
+    import re
+
+    current = _plain(value)
+    for name, index in re.findall(r"\.?([^.\[\]]+)|\[(\d+)\]", path):
+        if name and isinstance(current, dict):
+            current = current.get(name)  # pyright: ignore[reportUnknownMemberType]
+        elif index and isinstance(current, list) and int(index) < len(current):  # pyright: ignore[reportUnknownArgumentType]
+            current = current[int(index)]  # pyright: ignore[reportUnknownVariableType]
+        else:
+            return None
+    return current  # pyright: ignore[reportUnknownVariableType]
+
+
+def short_repr(value: Any, limit: int = 80) -> str:
+    """A one-line, bounded repr of a JSON value for error messages."""
+    text = canonical_json(value) if not isinstance(value, str) else repr(value)
+    text = text.replace("\n", "\\n")
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,45 @@
+"""The record backend: wraps any backend and writes one transcript per case.
+
+The transcript holds only allow-listed content (requests as keys plus harness-appended messages,
+responses, tool calls, policy events, output, verdict, provenance). Headers, API keys and tokens
+never reach it: the wrapped backend's client is never serialised.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agentic_eval.backends.base import BackendInfo, CallContext, ModelBackend
+from agentic_eval.backends.recordings import write_transcript
+from agentic_eval.core.model import ModelRequest, ModelResponse
+from agentic_eval.core.transcript import Transcript
+
+
+class RecordingBackend(ModelBackend):
+    """Delegates to ``inner`` and writes each finished case's transcript under ``root``."""
+
+    def __init__(self, inner: ModelBackend, root: Path) -> None:
+        self.inner = inner
+        self.root = root
+        self.written: list[Path] = []
+
+    async def complete(self, request: ModelRequest, call: CallContext) -> ModelResponse:
+        """Ask the wrapped backend."""
+        return await self.inner.complete(request, call)
+
+    def info(self) -> BackendInfo:
+        """The wrapped backend's identity (recording does not change what produced the run)."""
+        return self.inner.info()
+
+    async def start_case(self, domain: str, case_id: str) -> None:
+        """Forward to the wrapped backend."""
+        await self.inner.start_case(domain, case_id)
+
+    async def finish_case(self, transcript: Transcript) -> None:
+        """Write the transcript (atomically)."""
+        await self.inner.finish_case(transcript)
+        self.written.append(write_transcript(self.root, transcript))
+
+    async def aclose(self) -> None:
+        """Close the wrapped backend."""
+        await self.inner.aclose()

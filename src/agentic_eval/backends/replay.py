@@ -1,0 +1,101 @@
+"""The replay backend: answers from recorded transcripts; needs no key and opens no socket.
+
+Replay is exact or it is loud. Before serving turn N it checks that the recorded response still
+matches its hash and that the request the loop sends now equals the recorded one; on any
+difference the case ends as ``error`` with a message naming the case, the turn and the first
+differing field. It never falls through to a live call.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from agentic_eval.backends.base import BackendInfo, CallContext, ModelBackend, ReplayDivergence
+from agentic_eval.backends.recordings import RecordingError, list_transcripts, read_transcript
+from agentic_eval.core.canonical import first_difference, short_repr, value_at
+from agentic_eval.core.model import ModelRequest, ModelResponse
+from agentic_eval.core.transcript import Transcript, response_key
+
+
+class ReplayBackend(ModelBackend):
+    """Serves the recordings in one agent folder (``<root>/<domain>/<agent>``)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.transcripts: dict[str, Transcript] = {}
+        self.broken: dict[str, str] = {}
+        for path in list_transcripts(directory):
+            try:
+                t = read_transcript(path)
+            except RecordingError as exc:
+                self.broken[path.stem] = str(exc)
+                continue
+            if t.case_id != path.stem:
+                self.broken[path.stem] = f"{path}: holds case {t.case_id!r}, not {path.stem!r}"
+                continue
+            self.transcripts[t.case_id] = t
+        if not self.transcripts and not self.broken:
+            raise RecordingError(f"no recordings in {directory}")
+
+    def first(self) -> Transcript | None:
+        """Any valid transcript (for provenance and run parameters)."""
+        return next(iter(sorted(self.transcripts.items())), (None, None))[1]
+
+    def info(self) -> BackendInfo:
+        """What produced the recordings, as recorded."""
+        t = self.first()
+        if t is None:
+            return BackendInfo(backend="replay", model="?", agent=self.directory.name,
+                               agent_kind="scripted")
+        p = t.provenance
+        return BackendInfo(backend=p.backend, model=p.model, agent=p.agent, agent_kind=p.agent_kind)
+
+    def parameters(self) -> dict[str, Any]:
+        """The run parameters the recordings were made with (limits, approval mode...)."""
+        t = self.first()
+        return dict(t.provenance.parameters) if t else {}
+
+    def recorded(self, case_id: str) -> Transcript | None:
+        """The transcript of ``case_id``, if recorded and valid."""
+        return self.transcripts.get(case_id)
+
+    async def complete(self, request: ModelRequest, call: CallContext) -> ModelResponse:
+        """The recorded response for this turn, after checking the request equals the recording.
+
+        Raises:
+            ReplayDivergence: Naming case, turn and first differing field.
+        """
+        case, turn = call.case_id, call.turn
+        if case in self.broken:
+            raise ReplayDivergence(f"replay of case {case}: {self.broken[case]}")
+        t = self.transcripts.get(case)
+        if t is None:
+            raise ReplayDivergence(f"replay of case {case}: no recording in {self.directory}")
+        if turn >= len(t.turns):
+            raise ReplayDivergence(
+                f"replay diverged: case {case}, turn {turn}: the loop sent a request the recording "
+                f"does not have (it holds {len(t.turns)} turns)"
+            )
+        recorded_turn = t.turns[turn]
+        if response_key(recorded_turn.response) != recorded_turn.response_key:
+            raise ReplayDivergence(
+                f"replay diverged: case {case}, turn {turn}, field turns[{turn}].response: the "
+                "recorded response does not match its sha256 (the recording was edited)"
+            )
+        if request.key() != recorded_turn.request_key:
+            raise ReplayDivergence(_request_difference(t, turn, request))
+        return recorded_turn.response
+
+
+def _request_difference(t: Transcript, turn: int, request: ModelRequest) -> str:
+    recorded = t.request_at(turn)
+    path = first_difference(recorded, request)
+    head = f"replay diverged: case {t.case_id}, turn {turn}"
+    if path is None:
+        return (
+            f"{head}: the request equals the recording's content but not its recorded key "
+            "(the recording was edited)"
+        )
+    was, now = value_at(recorded, path), value_at(request, path)
+    return f"{head}, field request.{path}: recorded {short_repr(was)}, now {short_repr(now)}"

@@ -1,0 +1,25 @@
+"""The command group and its sub-commands."""
+
+from __future__ import annotations
+
+import click
+
+from agentic_eval._version import __version__
+from agentic_eval.cli.goldens import goldens
+from agentic_eval.cli.run import run
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="agentic-eval", message="%(prog)s %(version)s")
+def cli() -> None:
+    """Evaluate LLM agents on governed workflows: fixed fixtures, deterministic tools, computed
+    goldens, hard gates, and keyless record/replay that reproduces scorecards byte for byte.
+
+    \b
+    Exit codes: 0 pass / reproduced, 1 gate failed / not reproduced, 2 usage error,
+    inconclusive batch or authentication failure.
+    """
+
+
+cli.add_command(run)
+cli.add_command(goldens)

@@ -1,0 +1,44 @@
+"""``agentic-eval goldens write|check``: the committed case files and their drift guard."""
+
+from __future__ import annotations
+
+import click
+
+from agentic_eval.cli.common import resolve_domains
+
+
+@click.group()
+def goldens() -> None:
+    """Generate case files from each domain's answer key, or check them for drift."""
+
+
+@goldens.command("write")
+@click.argument("domains", nargs=-1)
+def write(domains: tuple[str, ...]) -> int:
+    """Recompute every case of DOMAINS (default: all) and write the committed case files."""
+    from agentic_eval.evaluation.goldens import write_goldens
+
+    for domain in resolve_domains(domains):
+        if domain.case_file_path() is None:
+            continue
+        path = write_goldens(domain)
+        click.echo(f"{domain.name}: wrote {len(domain.build_cases())} cases to {path}")
+    return 0
+
+
+@goldens.command("check")
+@click.argument("domains", nargs=-1)
+def check(domains: tuple[str, ...]) -> int:
+    """Recompute every expectation of DOMAINS (default: all); exit 1 on any difference."""
+    from agentic_eval.evaluation.goldens import check_goldens
+
+    failed = False
+    for domain in resolve_domains(domains):
+        problems = check_goldens(domain)
+        for line in problems:
+            click.echo(line, err=True)
+        if problems:
+            failed = True
+        else:
+            click.echo(f"{domain.name}: goldens match the answer key")
+    return 1 if failed else 0

@@ -1,0 +1,40 @@
+"""The ``agentic-eval`` command. The only layer that parses argv or prints for a human."""
+
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the console script; returns (and exits with) the exit code."""
+    args = sys.argv[1:] if argv is None else argv
+    if args == ["--version"]:  # fast path: no heavy imports for a version query
+        from agentic_eval._version import __version__
+
+        print(f"agentic-eval {__version__}")
+        return 0
+    code = _run_click(args)
+    if argv is None:
+        sys.exit(code)
+    return code
+
+
+def _run_click(args: list[str]) -> int:
+    import click
+
+    from agentic_eval.cli.app import cli
+
+    try:
+        result = cli.main(args=args, prog_name="agentic-eval", standalone_mode=False)
+    except click.exceptions.UsageError as exc:
+        click.echo(f"agentic-eval: error: {exc.format_message()}", err=True)
+        return 2
+    except click.exceptions.Abort:
+        click.echo("agentic-eval: aborted", err=True)
+        return 130
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.ClickException as exc:
+        click.echo(f"agentic-eval: error: {exc.format_message()}", err=True)
+        return exc.exit_code
+    return result if isinstance(result, int) else 0

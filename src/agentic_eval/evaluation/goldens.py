@@ -1,0 +1,64 @@
+"""Goldens: write a domain's case file from its answer key, and guard it against drift."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from agentic_eval.backends.recordings import write_atomic
+from agentic_eval.core.canonical import canonical_file_text, first_difference, short_repr, value_at
+from agentic_eval.domains.base import CaseFile, CaseFileError, Domain
+
+
+def write_goldens(domain: Domain[Any]) -> Path:
+    """Recompute every case from the answer key and write the committed case file.
+
+    Raises:
+        CaseFileError: When the domain has no case file.
+    """
+    path = domain.case_file_path()
+    if path is None:
+        raise CaseFileError(f"{domain.name}: has no committed case file")
+    write_atomic(path, canonical_file_text(domain.case_file()))
+    return path
+
+
+def check_goldens(domain: Domain[Any]) -> list[str]:
+    """Recompute every expectation and compare with the committed case file.
+
+    Returns:
+        One line per difference, naming the case and the field (empty: no drift).
+    """
+    path = domain.case_file_path()
+    if path is None:
+        return []
+    try:
+        committed = CaseFile.model_validate_json(path.read_bytes())
+    except FileNotFoundError:
+        return [f"{domain.name}: case file {path} is missing"]
+    except ValueError as exc:
+        return [f"{domain.name}: case file {path} is invalid: {exc}"]
+    computed = domain.case_file()
+    problems: list[str] = []
+    if committed.fixtures_sha256 != computed.fixtures_sha256:
+        problems.append(
+            f"{domain.name}: fixtures changed since the case file was written "
+            f"(fixtures_sha256 {committed.fixtures_sha256[:12]} -> {computed.fixtures_sha256[:12]})"
+        )
+    old = {c.id: c for c in committed.cases}
+    new = {c.id: c for c in computed.cases}
+    for case_id in sorted(old.keys() - new.keys()):
+        problems.append(f"{domain.name}: case {case_id} is committed but no longer computed")
+    for case_id in sorted(new.keys() - old.keys()):
+        problems.append(f"{domain.name}: case {case_id} is computed but not committed")
+    for case_id in [c.id for c in computed.cases if c.id in old]:
+        a, b = old[case_id].model_dump(mode="json"), new[case_id].model_dump(mode="json")
+        path_ = first_difference(a, b)
+        if path_ is not None:
+            problems.append(
+                f"{domain.name}: case {case_id} field {path_}: committed "
+                f"{short_repr(value_at(a, path_))}, computed {short_repr(value_at(b, path_))}"
+            )
+    if not problems and canonical_file_text(committed) != path.read_text(encoding="utf-8"):
+        problems.append(f"{domain.name}: case file {path} is not in canonical form")
+    return problems

@@ -1,0 +1,163 @@
+"""A domain run with everything around it: store rows, recording, comparison with the commit."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agentic_eval.backends.base import ModelBackend
+from agentic_eval.backends.record import RecordingBackend
+from agentic_eval.backends.recordings import (
+    SCORECARD_FILE,
+    RecordingError,
+    agent_dir,
+    list_transcripts,
+    read_scorecard,
+    read_transcript,
+    write_atomic,
+)
+from agentic_eval.backends.replay import ReplayBackend
+from agentic_eval.core.canonical import canonical_file_text, first_difference
+from agentic_eval.core.scorecard import Scorecard
+from agentic_eval.domains.base import CaseSpec, Domain
+from agentic_eval.evaluation.gate import build_scorecard, case_result
+from agentic_eval.evaluation.persist import sample_row
+from agentic_eval.evaluation.runner import (
+    BackendMode,
+    CaseCallback,
+    CaseRun,
+    DomainRun,
+    RunSettings,
+    produced_by,
+    run_domain,
+)
+from agentic_eval.store.db import Store
+
+
+@dataclass(frozen=True)
+class SessionResult:
+    """A domain run plus what the harness concluded about it."""
+
+    run: DomainRun
+    mode: BackendMode
+    run_id: str
+    reproduced: bool | None
+    """Replay: whether the committed scorecard was reproduced byte for byte."""
+    fidelity: tuple[int, int] | None
+    """Replay: (cases whose recorded verdict was reproduced exactly, cases)."""
+    problem: str
+    """Replay: why the scorecard was not reproduced (first differing field), else empty."""
+    recorded_to: Path | None
+
+
+async def run_session(
+    domain: Domain[Any],
+    cases: Sequence[CaseSpec],
+    backend: ModelBackend,
+    settings: RunSettings,
+    mode: BackendMode,
+    *,
+    store: Store,
+    concurrency: int = 1,
+    on_case: CaseCallback | None = None,
+    full: bool = True,
+) -> SessionResult:
+    """Run ``cases``, write run and samples to the store, then record or compare.
+
+    Args:
+        domain: The domain.
+        cases: The cases to run.
+        backend: The backend (a :class:`RecordingBackend` records, a :class:`ReplayBackend`
+            compares with the committed scorecard).
+        settings: Run settings.
+        mode: replay, scripted or live (stored with the run).
+        store: Where run and samples go.
+        concurrency: Cases in flight.
+        on_case: Progress callback.
+        full: Whether ``cases`` is the whole case file (a filtered run compares per case and
+            leaves other cases' recordings alone).
+    """
+    run_id = store.start_run(
+        domain.name, produced_by(backend, settings.approval_mode), mode, _now()
+    )
+    recorder = backend if isinstance(backend, RecordingBackend) else None
+
+    def persist(case_run: CaseRun) -> None:
+        ref = None
+        if recorder is not None:
+            ref = str(agent_dir(recorder.root, domain.name, case_run.transcript.provenance.agent)
+                      / f"{case_run.result.case_id}.json")
+        elif isinstance(backend, ReplayBackend):
+            ref = str(backend.directory / f"{case_run.result.case_id}.json")
+        store.add_samples(run_id, [sample_row(case_run, ref)])
+        if on_case is not None:
+            on_case(case_run)
+
+    result = await run_domain(
+        domain, cases, backend, settings, concurrency=concurrency, on_case=persist
+    )
+    reproduced: bool | None = None
+    fidelity: tuple[int, int] | None = None
+    problem = ""
+    recorded_to: Path | None = None
+    if isinstance(backend, ReplayBackend):
+        fidelity = (sum(1 for c in result.cases if c.reproduced), len(result.cases))
+        reproduced, problem = _compare(backend.directory, result.scorecard, full)
+    if recorder is not None:
+        recorded_to = _write_scorecard(recorder.root, domain, result, settings, cases, full)
+    store.finish_run(run_id, result.scorecard, result.finished_at, reproduced)
+    return SessionResult(result, mode, run_id, reproduced, fidelity, problem, recorded_to)
+
+
+def _now() -> Any:
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC)
+
+
+def _compare(directory: Path, scorecard: Scorecard, full: bool) -> tuple[bool, str]:
+    try:
+        committed = read_scorecard(directory / SCORECARD_FILE)
+    except RecordingError as exc:
+        return False, str(exc)
+    if full:
+        if canonical_file_text(committed) == canonical_file_text(scorecard):
+            return True, ""
+        path = first_difference(committed, scorecard)
+        return False, f"scorecard differs from {directory / SCORECARD_FILE} at {path}"
+    by_id = {c.case_id: c for c in committed.cases}
+    for case in scorecard.cases:
+        path = first_difference(by_id.get(case.case_id), case)
+        if path is not None:
+            return False, f"case {case.case_id} differs from the committed scorecard at {path}"
+    return True, ""
+
+
+def _write_scorecard(
+    root: Path,
+    domain: Domain[Any],
+    result: DomainRun,
+    settings: RunSettings,
+    cases: Sequence[CaseSpec],
+    full: bool,
+) -> Path:
+    """Write the agent folder's scorecard from every transcript in it; drop stale ones."""
+    directory = agent_dir(root, domain.name, result.scorecard.produced_by.agent)
+    wanted = {c.id for c in cases}
+    if full:
+        for path in list_transcripts(directory):
+            if path.stem not in wanted:
+                path.unlink()
+    results = [case_result(read_transcript(p)) for p in list_transcripts(directory)]
+    scorecard = build_scorecard(
+        domain.name,
+        result.scorecard.produced_by,
+        results,
+        max_failure_rate=settings.max_failure_rate,
+        max_transient=settings.max_transient,
+    )
+    path = directory / SCORECARD_FILE
+    write_atomic(path, canonical_file_text(scorecard))
+    return path
