@@ -17,6 +17,7 @@ from typing import Any
 from agentic_eval.backends.base import BackendError, BackendInfo, CallContext, ModelBackend
 from agentic_eval.core.messages import ToolUseBlock
 from agentic_eval.core.model import ModelRequest, ModelResponse
+from agentic_eval.core.task import parse_task_inputs
 
 
 @dataclass(frozen=True)
@@ -98,8 +99,6 @@ def respond(agent: ScriptedAgent, request: ModelRequest) -> ModelResponse:
     Raises:
         BackendError: When the agent ends without submitting.
     """
-    from agentic_eval.domains.base import parse_task_inputs
-
     first = request.messages[0].text() if request.messages else ""
     task = AgentTask(
         text=first,

@@ -6,8 +6,6 @@ values come from; the committed case file is generated from it and a drift guard
 
 from __future__ import annotations
 
-import json
-import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,8 +14,8 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentic_eval.agent.tools import ToolRegistry
-from agentic_eval.core.canonical import canonical_json
 from agentic_eval.core.results import CheckResult, MustApproveCall, PolicyEvent, ToolCallRecord
+from agentic_eval.core.task import parse_task_inputs, render_task
 
 if TYPE_CHECKING:
     from agentic_eval.backends.scripted import ScriptedAgent
@@ -65,23 +63,6 @@ class Trace:
 
     tool_calls: tuple[ToolCallRecord, ...]
     policy_events: tuple[PolicyEvent, ...]
-
-
-_INPUTS_BLOCK = re.compile(r"Inputs:\n```json\n(.*?)\n```", re.DOTALL)
-
-
-def render_task(instruction: str, inputs: dict[str, Any]) -> str:
-    """Instruction, then the inputs as a fenced JSON block (parsed back by scripted agents)."""
-    return f"{instruction}\n\nInputs:\n```json\n{canonical_json(inputs)}\n```"
-
-
-def parse_task_inputs(task: str) -> dict[str, Any]:
-    """The inputs block of a task rendered by :func:`render_task` (empty when absent)."""
-    m = _INPUTS_BLOCK.search(task)
-    if m is None:
-        return {}
-    value = json.loads(m.group(1))
-    return value if isinstance(value, dict) else {}  # pyright: ignore[reportUnknownVariableType]
 
 
 def approval_gate(events: tuple[PolicyEvent, ...]) -> CheckResult:

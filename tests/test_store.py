@@ -1,0 +1,140 @@
+"""The store: migrations, runs and samples, on SQLite and on the local PostgreSQL."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from sqlalchemy import inspect, text
+
+from agentic_eval.core import ProducedBy
+from agentic_eval.evaluation import build_scorecard
+from agentic_eval.store import Store, database_url
+
+PG_ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+
+
+def _pg_up() -> bool:
+    try:
+        import psycopg
+
+        with psycopg.connect("host=127.0.0.1 port=5432 user=postgres dbname=test", connect_timeout=3):
+            return True
+    except Exception:
+        return False
+
+
+def _start_pg() -> None:
+    if shutil.which("pg_ctlcluster") is None or not Path("/etc/postgresql").is_dir():
+        return
+    version = sorted(os.listdir("/etc/postgresql"))[-1]
+    subprocess.run(
+        ["pg_ctlcluster", "--skip-systemctl-redirect", version, "main", "start"],
+        check=False, capture_output=True, timeout=60,
+    )
+
+
+@pytest.fixture(scope="session")
+def pg_url() -> Iterator[str]:
+    """A fresh PostgreSQL database for this session (the server is started if it is down)."""
+    if not _pg_up():
+        _start_pg()
+    if not _pg_up():
+        pytest.skip("PostgreSQL is not reachable on 127.0.0.1:5432 and could not be started")
+    import psycopg
+
+    name = f"agentic_eval_test_{os.getpid()}"
+    with psycopg.connect("host=127.0.0.1 user=postgres dbname=test", autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')  # type: ignore[arg-type]
+        conn.execute(f'CREATE DATABASE "{name}"')  # type: ignore[arg-type]
+    yield f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
+    with psycopg.connect("host=127.0.0.1 user=postgres dbname=test", autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')  # type: ignore[arg-type]
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    if request.param == "sqlite":
+        s = Store(f"sqlite:///{tmp_path / 'db' / 'eval.db'}")
+    else:
+        s = Store(request.getfixturevalue("pg_url"))
+    yield s
+    s.close()
+
+
+PRODUCED = ProducedBy(agent="reference", agent_kind="scripted", backend="scripted",
+                      model="scripted:reference", approval_mode="enforce")
+
+
+def _row(case_id: str, outcome: str) -> dict[str, object]:
+    return {
+        "case_id": case_id, "outcome": outcome, "failure_reason": "", "failure_where": "",
+        "checks": [{"name": "x", "passed": outcome == "passed"}], "hard_gate_failed": False,
+        "unapproved_attempts": 0, "unapproved_executions": 0, "turns": 2, "tool_calls": 1,
+        "input_tokens": 10, "output_tokens": 5, "duration_ms": 1.5, "transcript_ref": None,
+        "reproduced": None,
+    }
+
+
+def test_migrations_create_tables_and_are_idempotent(store: Store) -> None:
+    store.migrate()
+    again = Store(store.url)  # a second store on the same database finds it at head
+    again.migrate()
+    again.close()
+    with store.engine.connect() as conn:
+        tables = set(inspect(conn).get_table_names())
+        assert {"eval_run", "eval_sample", "alembic_version"} <= tables
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0001"
+
+
+def test_run_and_samples_round_trip(store: Store) -> None:
+    run_id = store.start_run("retail_ops", PRODUCED, "scripted", datetime.now(UTC))
+    store.add_samples(run_id, [_row("b", "check_failed")])
+    store.add_samples(run_id, [_row("a", "passed")])
+    assert store.runs()[0].status == "running"  # rows are there before the run finishes
+    from agentic_eval.core import CaseResult, Outcome
+
+    results = [
+        CaseResult(case_id=c, outcome=Outcome(kind=k), checks=(), hard_gate_failed=False,  # type: ignore[arg-type]
+                   unapproved_attempts=0, unapproved_executions=0, turns=2, tool_calls=1)
+        for c, k in [("a", "passed"), ("b", "check_failed")]
+    ]
+    card = build_scorecard("retail_ops", PRODUCED, results, max_failure_rate=0.01, max_transient=0.2)
+    store.finish_run(run_id, card, datetime.now(UTC), reproduced=None)
+    run = next(r for r in store.runs() if r.id == run_id)
+    assert (run.status, run.samples, run.passed, run.check_failed, run.gate) == (
+        "finished", 2, 1, 1, "FAIL"
+    )
+    assert run.failure_rate == 0.5
+    samples = store.samples(run_id)
+    assert [s.case_id for s in samples] == ["a", "b"]
+    assert samples[1].checks == [{"name": "x", "passed": False}]
+
+
+def test_duplicate_sample_is_refused(store: Store) -> None:
+    run_id = store.start_run("d", PRODUCED, "scripted", datetime.now(UTC))
+    store.add_samples(run_id, [_row("a", "passed")])
+    with pytest.raises(Exception, match="(?i)unique|duplicate"):
+        store.add_samples(run_id, [_row("a", "passed")])
+
+
+def test_database_url_defaults_to_sqlite_under_home(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("AGENTIC_EVAL_HOME", str(tmp_path / "h"))
+    assert database_url() == f"sqlite:///{tmp_path / 'h' / 'agentic-eval.db'}"
+    monkeypatch.setenv("AGENTIC_EVAL_DATABASE_URL", "postgresql://u@h/db")
+    assert database_url() == "postgresql+psycopg://u@h/db"
+
+
+def test_sqlite_uses_wal(tmp_path: Path) -> None:
+    s = Store(f"sqlite:///{tmp_path / 'w.db'}")
+    s.migrate()
+    with s.engine.connect() as conn:
+        assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
+    s.close()
