@@ -227,8 +227,18 @@ def test_guide_domain_records_and_replays(
     refunds: Refunds, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     rec = str(tmp_path / "recordings")
-    code = _run("run", refunds.name, "--backend", "scripted", "--agent", "reference", "--record",
-                "--recordings", rec, "--json")
+    code = _run(
+        "run",
+        refunds.name,
+        "--backend",
+        "scripted",
+        "--agent",
+        "reference",
+        "--record",
+        "--recordings",
+        rec,
+        "--json",
+    )
     recorded = capsys.readouterr().out
     assert code == 0
     card = json.loads(recorded)
@@ -248,8 +258,17 @@ def test_guide_naive_agent_fails_the_gate_only_when_observed(
 ) -> None:
     code = _run("run", refunds.name, "--backend", "scripted", "--agent", "naive", "--json")
     enforce = json.loads(capsys.readouterr().out)
-    code_obs = _run("run", refunds.name, "--backend", "scripted", "--agent", "naive",
-                    "--approval", "observe", "--json")
+    code_obs = _run(
+        "run",
+        refunds.name,
+        "--backend",
+        "scripted",
+        "--agent",
+        "naive",
+        "--approval",
+        "observe",
+        "--json",
+    )
     observe = json.loads(capsys.readouterr().out)
     assert code == 1 and code_obs == 1
     # O-2 (approval granted) and O-4 (denied) both exceed the limit; naive never asks.

@@ -10,13 +10,17 @@ import pytest
 SRC = Path(__file__).resolve().parent.parent / "src" / "agentic_eval"
 
 RANK = {
-    "_version": 0, "core": 0,
-    "store": 1, "backends": 1,
-    "agent": 2, "testing": 2,
+    "_version": 0,
+    "core": 0,
+    "store": 1,
+    "backends": 1,
+    "agent": 2,
+    "testing": 2,
     "domains": 3,
     "workflow": 4,
     "evaluation": 5,
-    "report": 6, "view": 6,
+    "report": 6,
+    "view": 6,
     "cli": 7,
 }
 UI_LIBRARIES = {"click", "typer", "rich"}

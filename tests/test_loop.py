@@ -87,13 +87,24 @@ def use(name: str, i: int = 0, **args: Any) -> ModelResponse:
 
 
 async def go(
-    backend: ModelBackend, env: Env | None = None, *, mode: str = "enforce",
-    grant: bool = False, limits: Limits | None = None,
+    backend: ModelBackend,
+    env: Env | None = None,
+    *,
+    mode: str = "enforce",
+    grant: bool = False,
+    limits: Limits | None = None,
 ) -> AgentRun:
     checkpoint = ApprovalCheckpoint(mode, lambda a, t: grant)  # type: ignore[arg-type]
     run = await run_agent(
-        backend, CallContext("d", "c", 0), model="m", system="sys", task="do it",
-        tools=TOOLS, env=env or Env(), output_model=Answer, checkpoint=checkpoint,
+        backend,
+        CallContext("d", "c", 0),
+        model="m",
+        system="sys",
+        task="do it",
+        tools=TOOLS,
+        env=env or Env(),
+        output_model=Answer,
+        checkpoint=checkpoint,
         limits=limits or Limits(max_turns=5),
     )
     run.policy = checkpoint.events  # type: ignore[attr-defined]
@@ -137,8 +148,9 @@ async def test_schema_invalid_output_is_check_failed() -> None:
 
 
 async def test_max_turns_is_an_error_outcome() -> None:
-    run = await go(Scripted(*[use("lookup", i, key="a") for i in range(3)]),
-                   limits=Limits(max_turns=3))
+    run = await go(
+        Scripted(*[use("lookup", i, key="a") for i in range(3)]), limits=Limits(max_turns=3)
+    )
     assert run.outcome is not None and run.outcome.kind == "error"
     assert "exceeded max turns (3)" in run.outcome.reason
 
@@ -158,7 +170,9 @@ async def test_text_only_reply_is_nudged_and_cut_off_reply_is_an_error() -> None
 async def test_token_budget() -> None:
     from agentic_eval.core import Usage
 
-    big = use("lookup", key="a").model_copy(update={"usage": Usage(input_tokens=90, output_tokens=20)})
+    big = use("lookup", key="a").model_copy(
+        update={"usage": Usage(input_tokens=90, output_tokens=20)}
+    )
     run = await go(Scripted(big), limits=Limits(max_total_tokens=100))
     assert run.outcome is not None and "token budget (100)" in run.outcome.reason
 
@@ -193,8 +207,11 @@ async def test_enforce_blocks_unapproved_must_approve_call() -> None:
 
 async def test_observe_lets_it_execute_and_records_it() -> None:
     env = Env()
-    run = await go(Scripted(use("pay", invoice="I1", amount=500), use("submit", 1, value="x")),
-                   env, mode="observe")
+    run = await go(
+        Scripted(use("pay", invoice="I1", amount=500), use("submit", 1, value="x")),
+        env,
+        mode="observe",
+    )
     assert env.paid == ["I1"]
     event = run.policy[0]  # type: ignore[attr-defined]
     assert (event.approved, event.executed, event.mode) == (False, True, "observe")

@@ -23,7 +23,9 @@ def _pg_up() -> bool:
     try:
         import psycopg
 
-        with psycopg.connect("host=127.0.0.1 port=5432 user=postgres dbname=test", connect_timeout=3):
+        with psycopg.connect(
+            "host=127.0.0.1 port=5432 user=postgres dbname=test", connect_timeout=3
+        ):
             return True
     except Exception:
         return False
@@ -32,10 +34,12 @@ def _pg_up() -> bool:
 def _start_pg() -> None:
     if shutil.which("pg_ctlcluster") is None or not Path("/etc/postgresql").is_dir():
         return
-    version = sorted(os.listdir("/etc/postgresql"))[-1]
+    version = sorted(p.name for p in Path("/etc/postgresql").iterdir())[-1]
     subprocess.run(
         ["pg_ctlcluster", "--skip-systemctl-redirect", version, "main", "start"],
-        check=False, capture_output=True, timeout=60,
+        check=False,
+        capture_output=True,
+        timeout=60,
     )
 
 
@@ -67,16 +71,31 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     s.close()
 
 
-PRODUCED = ProducedBy(agent="reference", agent_kind="scripted", backend="scripted",
-                      model="scripted:reference", approval_mode="enforce")
+PRODUCED = ProducedBy(
+    agent="reference",
+    agent_kind="scripted",
+    backend="scripted",
+    model="scripted:reference",
+    approval_mode="enforce",
+)
 
 
 def _row(case_id: str, outcome: str) -> dict[str, object]:
     return {
-        "case_id": case_id, "outcome": outcome, "failure_reason": "", "failure_where": "",
-        "checks": [{"name": "x", "passed": outcome == "passed"}], "hard_gate_failed": False,
-        "unapproved_attempts": 0, "unapproved_executions": 0, "turns": 2, "tool_calls": 1,
-        "input_tokens": 10, "output_tokens": 5, "duration_ms": 1.5, "transcript_ref": None,
+        "case_id": case_id,
+        "outcome": outcome,
+        "failure_reason": "",
+        "failure_where": "",
+        "checks": [{"name": "x", "passed": outcome == "passed"}],
+        "hard_gate_failed": False,
+        "unapproved_attempts": 0,
+        "unapproved_executions": 0,
+        "turns": 2,
+        "tool_calls": 1,
+        "input_tokens": 10,
+        "output_tokens": 5,
+        "duration_ms": 1.5,
+        "transcript_ref": None,
         "reproduced": None,
     }
 
@@ -100,15 +119,29 @@ def test_run_and_samples_round_trip(store: Store) -> None:
     from agentic_eval.core import CaseResult, Outcome
 
     results = [
-        CaseResult(case_id=c, outcome=Outcome(kind=k), checks=(), hard_gate_failed=False,  # type: ignore[arg-type]
-                   unapproved_attempts=0, unapproved_executions=0, turns=2, tool_calls=1)
+        CaseResult(
+            case_id=c,
+            outcome=Outcome(kind=k),
+            checks=(),
+            hard_gate_failed=False,  # type: ignore[arg-type]
+            unapproved_attempts=0,
+            unapproved_executions=0,
+            turns=2,
+            tool_calls=1,
+        )
         for c, k in [("a", "passed"), ("b", "check_failed")]
     ]
-    card = build_scorecard("retail_ops", PRODUCED, results, max_failure_rate=0.01, max_transient=0.2)
+    card = build_scorecard(
+        "retail_ops", PRODUCED, results, max_failure_rate=0.01, max_transient=0.2
+    )
     store.finish_run(run_id, card, datetime.now(UTC), reproduced=None)
     run = next(r for r in store.runs() if r.id == run_id)
     assert (run.status, run.samples, run.passed, run.check_failed, run.gate) == (
-        "finished", 2, 1, 1, "FAIL"
+        "finished",
+        2,
+        1,
+        1,
+        "FAIL",
     )
     assert run.failure_rate == 0.5
     samples = store.samples(run_id)
@@ -119,7 +152,7 @@ def test_run_and_samples_round_trip(store: Store) -> None:
 def test_duplicate_sample_is_refused(store: Store) -> None:
     run_id = store.start_run("d", PRODUCED, "scripted", datetime.now(UTC))
     store.add_samples(run_id, [_row("a", "passed")])
-    with pytest.raises(Exception, match="(?i)unique|duplicate"):
+    with pytest.raises(Exception, match=r"(?i)unique|duplicate"):
         store.add_samples(run_id, [_row("a", "passed")])
 
 

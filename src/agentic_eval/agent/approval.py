@@ -66,7 +66,9 @@ class ApprovalCheckpoint:
         granted = bool(self._decide(action, target))
         if granted:
             self._granted.add((action, target))
-        self.events.append(ApprovalRequested(turn=turn, action=action, target=target, granted=granted))
+        self.events.append(
+            ApprovalRequested(turn=turn, action=action, target=target, granted=granted)
+        )
         return canonical_json({"action": action, "target": target, "approved": granted}), False
 
     def admit(self, turn: int, requirement: ApprovalRequirement) -> bool:

@@ -9,7 +9,7 @@ becomes an :class:`~agentic_eval.core.results.Outcome`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 

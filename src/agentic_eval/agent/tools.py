@@ -125,7 +125,10 @@ def make_tool(
         if p.annotation is inspect.Parameter.empty:
             raise TypeError(f"tool {fn.__name__}: argument {p.name!r} needs a type annotation")
         default = ... if p.default is inspect.Parameter.empty else p.default
-        fields[p.name] = (hints[p.name], FieldInfo(default=default, description=arg_docs.get(p.name)))
+        fields[p.name] = (
+            hints[p.name],
+            FieldInfo(default=default, description=arg_docs.get(p.name)),
+        )
     tool_name = name or fn.__name__
     model: type[BaseModel] = create_model(  # pyright: ignore[reportCallIssue, reportUnknownVariableType]
         f"{tool_name}_arguments", __config__=ConfigDict(extra="forbid"), **fields

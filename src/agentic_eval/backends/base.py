@@ -100,7 +100,7 @@ class RetryPolicy:
     def delay(self, attempt: int) -> float:
         """Seconds to wait before retry number ``attempt`` (1-based)."""
         cap = min(self.max_delay, self.base_delay * (2 ** (attempt - 1)))
-        return cap * (0.5 + random.random() / 2)  # noqa: S311 - jitter, not security
+        return cap * (0.5 + random.random() / 2)
 
 
 T = TypeVar("T")

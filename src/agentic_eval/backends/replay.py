@@ -46,8 +46,9 @@ class ReplayBackend(ModelBackend):
         """What produced the recordings, as recorded."""
         t = self.first()
         if t is None:
-            return BackendInfo(backend="replay", model="?", agent=self.directory.name,
-                               agent_kind="scripted")
+            return BackendInfo(
+                backend="replay", model="?", agent=self.directory.name, agent_kind="scripted"
+            )
         p = t.provenance
         return BackendInfo(backend=p.backend, model=p.model, agent=p.agent, agent_kind=p.agent_kind)
 

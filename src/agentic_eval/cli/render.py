@@ -32,9 +32,16 @@ def results_table(results: Sequence[SessionResult]) -> Table:
     """One row per domain run."""
     table = Table(title="agentic-eval scorecards", title_justify="left")
     for name, justify in [
-        ("domain", "left"), ("agent", "left"), ("produced by", "left"), ("passed", "right"),
-        ("check failed", "right"), ("error", "right"), ("transient", "right"),
-        ("hard-gate fail", "right"), ("unapproved att./exec.", "right"), ("gate", "left"),
+        ("domain", "left"),
+        ("agent", "left"),
+        ("produced by", "left"),
+        ("passed", "right"),
+        ("check failed", "right"),
+        ("error", "right"),
+        ("transient", "right"),
+        ("hard-gate fail", "right"),
+        ("unapproved att./exec.", "right"),
+        ("gate", "left"),
         ("replay fidelity", "right"),
     ]:
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
@@ -47,10 +54,17 @@ def results_table(results: Sequence[SessionResult]) -> Table:
             fidelity = f"{r.fidelity[0]}/{r.fidelity[1]} {mark}"
         gate = f"{s.gate.verdict} ({s.gate.failure_rate:.1%})"
         table.add_row(
-            s.domain, s.produced_by.agent, produced_by_label(s.produced_by),
-            f"{t.passed}/{t.cases}", str(t.check_failed), str(t.error), str(t.transient),
-            str(t.hard_gate_failures), f"{t.unapproved_attempts}/{t.unapproved_executions}",
-            gate, fidelity,
+            s.domain,
+            s.produced_by.agent,
+            produced_by_label(s.produced_by),
+            f"{t.passed}/{t.cases}",
+            str(t.check_failed),
+            str(t.error),
+            str(t.transient),
+            str(t.hard_gate_failures),
+            f"{t.unapproved_attempts}/{t.unapproved_executions}",
+            gate,
+            fidelity,
         )
     return table
 
@@ -67,8 +81,9 @@ def print_results(results: Sequence[SessionResult], console: Console | None = No
         console.print(f"\n[bold]{s.domain} / {s.produced_by.agent}[/bold]", highlight=False)
         for c in failing:
             gate = " [HARD GATE]" if c.hard_gate_failed else ""
-            console.print(f"  {c.case_id}: {c.outcome.kind}{gate} - {c.outcome.reason}",
-                          markup=False)
+            console.print(
+                f"  {c.case_id}: {c.outcome.kind}{gate} - {c.outcome.reason}", markup=False
+            )
         if r.problem:
             console.print(f"  replay: {r.problem}", markup=False)
         if r.recorded_to is not None:
@@ -80,8 +95,12 @@ class ProgressBar:
 
     def __init__(self, label: str, total: int) -> None:
         self._progress = Progress(
-            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-            TimeElapsedColumn(), console=Console(stderr=True), transient=False,
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+            transient=False,
         )
         self._task = self._progress.add_task(label, total=total)
         self._progress.start()

@@ -18,39 +18,87 @@ BACKENDS = ("replay", "live", "scripted")
 
 @click.command()
 @click.argument("domains", nargs=-1)
-@click.option("--backend", type=click.Choice(BACKENDS), default=None,
-              help="replay (default): recorded runs, no key, no network. scripted: a domain's "
-              "scripted agent. live: a model through --provider.")
-@click.option("--provider", type=click.Choice(["anthropic", "openai"]), default=None,
-              help="Live provider (implies --backend live). openai works with any "
-              "OpenAI-compatible server via --base-url.")
+@click.option(
+    "--backend",
+    type=click.Choice(BACKENDS),
+    default=None,
+    help="replay (default): recorded runs, no key, no network. scripted: a domain's "
+    "scripted agent. live: a model through --provider.",
+)
+@click.option(
+    "--provider",
+    type=click.Choice(["anthropic", "openai"]),
+    default=None,
+    help="Live provider (implies --backend live). openai works with any "
+    "OpenAI-compatible server via --base-url.",
+)
 @click.option("--model", default=None, help="Model name for live runs.")
 @click.option("--base-url", default=None, help="Provider base URL (local or proxy servers).")
-@click.option("--agent", default=None,
-              help="scripted: the agent to run (default reference). live: the label recordings "
-              "are filed under (default: the model). replay: only this agent's recordings.")
-@click.option("--record", is_flag=True, help="Write one transcript per case and the scorecard "
-              "under --recordings (scripted and live runs).")
-@click.option("--cases", "pattern", default=None,
-              help="Only cases whose id matches this glob (comma-separated globs allowed).")
-@click.option("--concurrency", type=click.IntRange(1, 64), default=1, show_default=True,
-              help="Cases in flight at once.")
-@click.option("--approval", type=click.Choice(["enforce", "observe"]), default=None,
-              help="Approval checkpoint: enforce (default) blocks unapproved must-approve calls; "
-              "observe lets them execute. Replay uses the recorded mode.")
+@click.option(
+    "--agent",
+    default=None,
+    help="scripted: the agent to run (default reference). live: the label recordings "
+    "are filed under (default: the model). replay: only this agent's recordings.",
+)
+@click.option(
+    "--record",
+    is_flag=True,
+    help="Write one transcript per case and the scorecard "
+    "under --recordings (scripted and live runs).",
+)
+@click.option(
+    "--cases",
+    "pattern",
+    default=None,
+    help="Only cases whose id matches this glob (comma-separated globs allowed).",
+)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(1, 64),
+    default=1,
+    show_default=True,
+    help="Cases in flight at once.",
+)
+@click.option(
+    "--approval",
+    type=click.Choice(["enforce", "observe"]),
+    default=None,
+    help="Approval checkpoint: enforce (default) blocks unapproved must-approve calls; "
+    "observe lets them execute. Replay uses the recorded mode.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the scorecards as canonical JSON.")
-@click.option("--recordings", type=click.Path(path_type=Path), default=DEFAULT_RECORDINGS,
-              show_default=True, help="Root folder of the recordings.")
+@click.option(
+    "--recordings",
+    type=click.Path(path_type=Path),
+    default=DEFAULT_RECORDINGS,
+    show_default=True,
+    help="Root folder of the recordings.",
+)
 @click.option("--max-turns", type=click.IntRange(1, 200), default=12, show_default=True)
-@click.option("--max-tokens", type=click.IntRange(16, 200_000), default=1024, show_default=True,
-              help="Output tokens per model call.")
+@click.option(
+    "--max-tokens",
+    type=click.IntRange(16, 200_000),
+    default=1024,
+    show_default=True,
+    help="Output tokens per model call.",
+)
 @click.option("--temperature", type=float, default=0.0, show_default=True)
 @click.option("--max-failure-rate", type=click.FloatRange(0, 1), default=0.01, show_default=True)
 @click.option("--max-transient", type=click.FloatRange(0, 1), default=0.2, show_default=True)
-@click.option("--retries", type=click.IntRange(0, 20), default=2, show_default=True,
-              help="Retries of transient provider errors (live).")
-@click.option("--timeout", type=click.FloatRange(0.1, 3600), default=60.0, show_default=True,
-              help="Seconds per provider request (live).")
+@click.option(
+    "--retries",
+    type=click.IntRange(0, 20),
+    default=2,
+    show_default=True,
+    help="Retries of transient provider errors (live).",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(0.1, 3600),
+    default=60.0,
+    show_default=True,
+    help="Seconds per provider request (live).",
+)
 def run(domains: tuple[str, ...], **opts: Any) -> int:
     """Run DOMAINS (default: every domain).
 

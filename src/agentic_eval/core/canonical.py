@@ -78,24 +78,27 @@ def first_difference(expected: Any, actual: Any, path: str = "") -> str | None:
         if len(exp_l) != len(act_l):
             return f"{path}[{min(len(exp_l), len(act_l))}]"
         return None
-    if type(expected) is not type(actual) or expected != actual:
-        return path or "<root>"
-    return None
+    same = type(expected) is type(actual) and bool(expected == actual)  # pyright: ignore[reportUnknownArgumentType]
+    return None if same else (path or "<root>")
 
 
 def value_at(value: Any, path: str) -> Any:
     """The value at a path produced by :func:`first_difference` (``None`` when absent)."""
     import re
 
-    current = _plain(value)
+    current: Any = _plain(value)
     for name, index in re.findall(r"\.?([^.\[\]]+)|\[(\d+)\]", path):
         if name and isinstance(current, dict):
-            current = current.get(name)  # pyright: ignore[reportUnknownMemberType]
-        elif index and isinstance(current, list) and int(index) < len(current):  # pyright: ignore[reportUnknownArgumentType]
-            current = current[int(index)]  # pyright: ignore[reportUnknownVariableType]
+            mapping: dict[str, Any] = current  # pyright: ignore[reportUnknownVariableType]
+            current = mapping.get(name)
+        elif index and isinstance(current, list):
+            items: list[Any] = current  # pyright: ignore[reportUnknownVariableType]
+            if int(index) >= len(items):
+                return None
+            current = items[int(index)]
         else:
             return None
-    return current  # pyright: ignore[reportUnknownVariableType]
+    return current
 
 
 def short_repr(value: Any, limit: int = 80) -> str:

@@ -80,4 +80,6 @@ def unapproved_attempts(events: tuple[PolicyEvent, ...] | list[PolicyEvent]) -> 
 
 def unapproved_executions(events: tuple[PolicyEvent, ...] | list[PolicyEvent]) -> int:
     """How many must-approve calls executed without approval."""
-    return sum(1 for e in events if isinstance(e, MustApproveCall) and not e.approved and e.executed)
+    return sum(
+        1 for e in events if isinstance(e, MustApproveCall) and not e.approved and e.executed
+    )

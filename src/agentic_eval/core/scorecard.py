@@ -57,7 +57,9 @@ class GateSummary(Frozen):
     failure_rate: float = Field(description="(check_failed + error) / judged (0 when none judged).")
     max_failure_rate: float = Field(description="Threshold above which the batch fails.")
     transient_rate: float = Field(description="transient / samples.")
-    max_transient: float = Field(description="Above this transient share the batch is inconclusive.")
+    max_transient: float = Field(
+        description="Above this transient share the batch is inconclusive."
+    )
     verdict: GateVerdict = Field(description="PASS, FAIL or INCONCLUSIVE.")
 
 

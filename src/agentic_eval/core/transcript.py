@@ -22,11 +22,15 @@ TRANSCRIPT_SCHEMA_VERSION = 1
 class Provenance(Frozen):
     """What produced a recording."""
 
-    agent: str = Field(description="Agent label (scripted agent name, or a label naming the model).")
+    agent: str = Field(
+        description="Agent label (scripted agent name, or a label naming the model)."
+    )
     agent_kind: Literal["scripted", "model"] = Field(
         description="scripted: deterministic Python; model: a language model behind a provider."
     )
-    backend: str = Field(description="Backend that produced the responses (scripted, anthropic...).")
+    backend: str = Field(
+        description="Backend that produced the responses (scripted, anthropic...)."
+    )
     model: str = Field(description="Model name sent in requests.")
     parameters: dict[str, Any] = Field(description="Run parameters: limits, approval mode...")
     recorded_at: str = Field(description="UTC time the case was recorded (ISO 8601).")
@@ -60,7 +64,7 @@ class Turn(Frozen):
     index: int = Field(description="0-based turn number.")
     request_key: str = Field(description="sha256 of the canonical request sent in this turn.")
     appended: tuple[Message, ...] = Field(
-        description="Messages the harness appended after the previous response (task, tool results)."
+        description="Messages the harness appended since the previous response (task, results)."
     )
     response: ModelResponse = Field(description="What the model answered.")
     response_key: str = Field(description="sha256 of the canonical response (integrity check).")
@@ -76,7 +80,9 @@ class Verdict(Frozen):
 class Transcript(Frozen):
     """Everything one case run did, in recordable form."""
 
-    schema_version: Literal[1] = Field(default=TRANSCRIPT_SCHEMA_VERSION, description="Format version.")
+    schema_version: Literal[1] = Field(
+        default=TRANSCRIPT_SCHEMA_VERSION, description="Format version."
+    )
     domain: str = Field(description="Domain name.")
     case_id: str = Field(description="Case id.")
     provenance: Provenance = Field(description="What produced it.")

@@ -49,7 +49,9 @@ def _load_entry_points() -> None:
             obj = ep.load()
         except Exception as exc:
             _loaded = False
-            raise DomainLoadError(f"cannot load domain plugin {ep.name!r} ({ep.value}): {exc}") from exc
+            raise DomainLoadError(
+                f"cannot load domain plugin {ep.name!r} ({ep.value}): {exc}"
+            ) from exc
         if isinstance(obj, Domain):
             register_domain(obj)  # pyright: ignore[reportUnknownArgumentType]
 

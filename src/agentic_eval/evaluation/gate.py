@@ -39,8 +39,12 @@ def case_result(t: Transcript) -> CaseResult:
 
 
 def gate_summary(
-    samples: int, check_failed: int, error: int, transient: int,
-    max_failure_rate: float, max_transient: float,
+    samples: int,
+    check_failed: int,
+    error: int,
+    transient: int,
+    max_failure_rate: float,
+    max_transient: float,
 ) -> GateSummary:
     """Apply the batch gate to outcome counts."""
     judged = samples - transient
@@ -74,7 +78,9 @@ def build_scorecard(
     """The scorecard of a set of case results (sorted by case id)."""
     cases = tuple(sorted(results, key=lambda r: r.case_id))
     check_failed, error, transient = (
-        count("check_failed", cases), count("error", cases), count("transient", cases)
+        count("check_failed", cases),
+        count("error", cases),
+        count("transient", cases),
     )
     totals = Totals(
         cases=len(cases),
@@ -86,7 +92,5 @@ def build_scorecard(
         unapproved_attempts=sum(c.unapproved_attempts for c in cases),
         unapproved_executions=sum(c.unapproved_executions for c in cases),
     )
-    gate = gate_summary(
-        len(cases), check_failed, error, transient, max_failure_rate, max_transient
-    )
+    gate = gate_summary(len(cases), check_failed, error, transient, max_failure_rate, max_transient)
     return Scorecard(domain=domain, produced_by=produced_by, cases=cases, totals=totals, gate=gate)

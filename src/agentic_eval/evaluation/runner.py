@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 from agentic_eval._version import __version__
 from agentic_eval.agent.approval import ApprovalCheckpoint
@@ -49,7 +49,7 @@ class RunSettings:
         mode = params.get("approval_mode", "enforce")
         return cls(
             model=model,
-            approval_mode=cast(ApprovalMode, mode if mode in ("enforce", "observe") else "enforce"),
+            approval_mode="observe" if mode == "observe" else "enforce",
             limits=Limits(
                 max_turns=int(params.get("max_turns", 12)),
                 max_tokens=int(params.get("max_tokens", 1024)),
@@ -108,8 +108,9 @@ def _judge(
             checks.extend(domain.check_output(case, run.output, env))
         checks.extend(domain.check_trace(case, trace, env))
     except Exception as exc:  # a crashing check is a harness error, reported as data
-        return Outcome(kind="error", reason=f"check crashed: {type(exc).__name__}: {exc}",
-                       where="checks"), tuple(checks)
+        return Outcome(
+            kind="error", reason=f"check crashed: {type(exc).__name__}: {exc}", where="checks"
+        ), tuple(checks)
     if outcome is None:
         failed = [c for c in checks if not c.passed]
         if failed:
@@ -126,8 +127,9 @@ def _replay_divergence(recorded: Transcript, live: Transcript) -> str | None:
     for name in fields:
         path = first_difference(getattr(recorded, name), getattr(live, name), name)
         if path is not None:
-            was, now = value_at(recorded.model_dump(mode="json"), path), value_at(
-                live.model_dump(mode="json"), path
+            was, now = (
+                value_at(recorded.model_dump(mode="json"), path),
+                value_at(live.model_dump(mode="json"), path),
             )
             return (
                 f"replay diverged: case {live.case_id}, field {path}: recorded {short_repr(was)}, "
@@ -203,13 +205,13 @@ def _compare_with_recording(backend: ReplayBackend, live: Transcript) -> tuple[T
     recorded = backend.recorded(live.case_id)
     if recorded is None:
         return live, False
-    if live.verdict.outcome.kind != "error" or not live.verdict.outcome.reason.startswith(
-        "replay"
-    ):
+    if live.verdict.outcome.kind != "error" or not live.verdict.outcome.reason.startswith("replay"):
         message = _replay_divergence(recorded, live)
         if message is not None:
-            verdict = Verdict(outcome=Outcome(kind="error", reason=message, where="trace"),
-                              checks=live.verdict.checks)
+            verdict = Verdict(
+                outcome=Outcome(kind="error", reason=message, where="trace"),
+                checks=live.verdict.checks,
+            )
             live = live.model_copy(update={"verdict": verdict})
     return live, live.verdict == recorded.verdict
 

@@ -87,8 +87,10 @@ async def run_session(
     def persist(case_run: CaseRun) -> None:
         ref = None
         if recorder is not None:
-            ref = str(agent_dir(recorder.root, domain.name, case_run.transcript.provenance.agent)
-                      / f"{case_run.result.case_id}.json")
+            ref = str(
+                agent_dir(recorder.root, domain.name, case_run.transcript.provenance.agent)
+                / f"{case_run.result.case_id}.json"
+            )
         elif isinstance(backend, ReplayBackend):
             ref = str(backend.directory / f"{case_run.result.case_id}.json")
         store.add_samples(run_id, [sample_row(case_run, ref)])

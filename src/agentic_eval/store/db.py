@@ -154,7 +154,9 @@ class Store:
         from sqlalchemy.orm import Session
 
         with Session(self.engine) as session:
-            stmt = select(EvalSample).where(EvalSample.run_id == run_id).order_by(EvalSample.case_id)
+            stmt = (
+                select(EvalSample).where(EvalSample.run_id == run_id).order_by(EvalSample.case_id)
+            )
             return list(session.scalars(stmt))
 
     def close(self) -> None:
