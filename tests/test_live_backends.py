@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import threading
 from collections.abc import AsyncIterator, Callable
@@ -361,6 +362,23 @@ async def test_transient_fault_then_success_recovers(
     assert len(fake.requests) == 2
     assert fake.requests[0] == fake.requests[1]  # the retry sends the same request
     assert fake.responder_errors == []
+
+
+async def test_delay_answers_a_waiting_client_and_skips_one_that_gave_up(
+    make_backend: MakeBackend,
+) -> None:
+    responder = CountingResponder(FINAL_TURN)
+    with FakeProvider(responder) as fake:
+        backend = make_backend("anthropic", fake, timeout=0.3)
+        fake.inject(Fault.delay(0.05))
+        assert await backend.complete(first_request(), CALL) == FINAL_TURN  # slow, not too slow
+        assert responder.calls == 1
+        fake.inject(Fault.delay(0.6))
+        assert await backend.complete(first_request(), CALL) == FINAL_TURN  # via the retry
+        assert responder.calls == 2
+        await asyncio.sleep(0.6)  # the abandoned request's wait is over by now
+    assert responder.calls == 2  # its client had hung up, so the responder was not asked
+    assert len(fake.requests) == 3
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)

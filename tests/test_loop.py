@@ -230,3 +230,12 @@ async def test_granted_approval_admits_the_call_and_small_calls_need_none() -> N
     assert run.tool_calls[0].result == '{"action":"pay","approved":true,"target":"I1"}'
     kinds = [e.type for e in run.policy]  # type: ignore[attr-defined]
     assert kinds == ["approval_requested", "must_approve_call"]
+
+
+async def test_incremental_request_keys_equal_the_canonical_key() -> None:
+    text = ModelResponse(content=(TextBlock(text="hmm"),), stop_reason="end_turn")
+    backend = Scripted(use("lookup", key="a"), text, use("submit", 2, value="A"))
+    run = await go(backend)
+    assert len(run.turns) == 3
+    for request, turn in zip(backend.requests, run.turns, strict=True):
+        assert turn.request_key == request.key()

@@ -8,6 +8,7 @@ becomes an :class:`~agentic_eval.core.results.Outcome`.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -28,7 +29,7 @@ from agentic_eval.backends.base import (
     TransientBackendError,
 )
 from agentic_eval.core.messages import Message, ToolResultBlock, ToolUseBlock, user_text
-from agentic_eval.core.model import ModelRequest, ToolSpec
+from agentic_eval.core.model import ModelRequest, RequestKeyBuilder, ToolSpec
 from agentic_eval.core.results import Outcome, ToolCallRecord
 from agentic_eval.core.transcript import RequestTemplate, Turn, response_key
 
@@ -73,8 +74,9 @@ class AgentRun:
     output_tokens: int = 0
 
 
+@functools.lru_cache(maxsize=256)
 def submit_spec(output_model: type[BaseModel]) -> ToolSpec:
-    """The ``submit`` tool: its input schema is the case's output model."""
+    """The ``submit`` tool: its input schema is the case's output model (computed once)."""
     schema = output_model.model_json_schema()
     schema.pop("title", None)
     return ToolSpec(
@@ -117,12 +119,19 @@ async def run_agent(
         The run. Never raises for agent or provider failures; only
         :class:`AuthenticationFailed` propagates, since no run can proceed without credentials.
     """
-    specs = [t.spec() for t in tools]
+    specs = [t.spec for t in tools]
     if tools.has_approval_rules():
         specs.append(REQUEST_APPROVAL_SPEC)
     specs.append(submit_spec(output_model))
     run = AgentRun()
-    messages: list[Message] = [user_text(task)]
+    messages: list[Message] = []
+    keys = RequestKeyBuilder(model, system, specs, limits.max_tokens, temperature)
+
+    def add(message: Message) -> None:
+        messages.append(message)
+        keys.append(message)
+
+    add(user_text(task))
     appended: list[Message] = list(messages)
     for turn in range(limits.max_turns):
         request = ModelRequest(
@@ -135,10 +144,14 @@ async def run_agent(
         )
         if run.request is None:
             run.request = RequestTemplate.of(request)
+        request_key = keys.key()
         where = f"turn {turn}"
         try:
             response = await backend.complete(
-                request, CallContext(domain=call.domain, case_id=call.case_id, turn=turn)
+                request,
+                CallContext(
+                    domain=call.domain, case_id=call.case_id, turn=turn, request_key=request_key
+                ),
             )
         except AuthenticationFailed:
             raise
@@ -154,7 +167,7 @@ async def run_agent(
         run.turns.append(
             Turn(
                 index=turn,
-                request_key=request.key(),
+                request_key=request_key,
                 appended=tuple(appended),
                 response=response,
                 response_key=response_key(response),
@@ -162,7 +175,7 @@ async def run_agent(
         )
         run.input_tokens += response.usage.input_tokens
         run.output_tokens += response.usage.output_tokens
-        messages.append(response.message())
+        add(response.message())
         budget = limits.max_total_tokens
         if budget is not None and run.input_tokens + run.output_tokens > budget:
             run.outcome = Outcome(
@@ -179,7 +192,7 @@ async def run_agent(
                 )
                 return run
             appended = [user_text(NUDGE)]
-            messages.extend(appended)
+            add(appended[0])
             continue
         results: list[ToolResultBlock] = []
         for use in uses:
@@ -188,7 +201,7 @@ async def run_agent(
                 return run
             results.append(_execute(run, use, turn, tools, env, checkpoint))
         appended = [Message(role="user", content=tuple(results))]
-        messages.extend(appended)
+        add(appended[0])
     run.outcome = Outcome(
         kind="error",
         reason=f"exceeded max turns ({limits.max_turns}) without submitting",

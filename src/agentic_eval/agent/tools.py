@@ -79,13 +79,9 @@ class Tool(Generic[Env]):
     description: str
     fn: Callable[..., Any]
     arguments: type[BaseModel]
+    spec: ToolSpec
+    """The tool as the model sees it (computed once: schema generation is costly)."""
     requires_approval: ApprovalPredicate | None = None
-
-    def spec(self) -> ToolSpec:
-        """The tool as the model sees it."""
-        schema = self.arguments.model_json_schema()
-        schema.pop("title", None)
-        return ToolSpec(name=self.name, description=self.description, input_schema=schema)
 
     def validate(self, raw: dict[str, Any]) -> dict[str, Any]:
         """Validate raw arguments.
@@ -133,11 +129,14 @@ def make_tool(
     model: type[BaseModel] = create_model(  # pyright: ignore[reportCallIssue, reportUnknownVariableType]
         f"{tool_name}_arguments", __config__=ConfigDict(extra="forbid"), **fields
     )
+    schema = model.model_json_schema()  # pyright: ignore[reportUnknownMemberType]
+    schema.pop("title", None)
     return Tool(
         name=tool_name,
         description=description or tool_name,
         fn=fn,
         arguments=model,  # pyright: ignore[reportUnknownArgumentType]
+        spec=ToolSpec(name=tool_name, description=description or tool_name, input_schema=schema),
         requires_approval=requires_approval,
     )
 

@@ -24,6 +24,8 @@ class CallContext:
     domain: str
     case_id: str
     turn: int
+    request_key: str = ""
+    """The request's canonical key, when the caller computed it (the loop always does)."""
 
 
 @dataclass(frozen=True)

@@ -37,10 +37,11 @@ class ReplayBackend(ModelBackend):
             self.transcripts[t.case_id] = t
         if not self.transcripts and not self.broken:
             raise RecordingError(f"no recordings in {directory}")
+        self._first = self.transcripts[min(self.transcripts)] if self.transcripts else None
 
     def first(self) -> Transcript | None:
-        """Any valid transcript (for provenance and run parameters)."""
-        return next(iter(sorted(self.transcripts.items())), (None, None))[1]
+        """The first valid transcript by case id (for provenance and run parameters)."""
+        return self._first
 
     def info(self) -> BackendInfo:
         """What produced the recordings, as recorded."""
@@ -84,7 +85,7 @@ class ReplayBackend(ModelBackend):
                 f"replay diverged: case {case}, turn {turn}, field turns[{turn}].response: the "
                 "recorded response does not match its sha256 (the recording was edited)"
             )
-        if request.key() != recorded_turn.request_key:
+        if (call.request_key or request.key()) != recorded_turn.request_key:
             raise ReplayDivergence(_request_difference(t, turn, request))
         return recorded_turn.response
 

@@ -13,9 +13,14 @@ from typing import Any
 from pydantic import BaseModel
 
 
+_COMPACT = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
 def _plain(value: Any) -> Any:
     if isinstance(value, BaseModel):
-        return value.model_dump(mode="json")
+        # The model's own serializer, without model_dump's per-call argument handling: this
+        # runs several times per model turn, on the replay hot path.
+        return type(value).__pydantic_serializer__.to_python(value, mode="json")
     return value
 
 
@@ -29,7 +34,9 @@ def canonical_json(value: Any, *, indent: int | None = None) -> str:
     Returns:
         The JSON text, keys sorted, non-ASCII kept as is.
     """
-    separators = (",", ":") if indent is None else (",", ": ")
+    if indent is None:
+        return _COMPACT.encode(_plain(value))
+    separators = (",", ": ")
     return json.dumps(
         _plain(value), sort_keys=True, ensure_ascii=False, separators=separators, indent=indent
     )

@@ -57,3 +57,44 @@ class ModelResponse(Frozen):
     def tool_uses(self) -> list[ToolUseBlock]:
         """The tool calls in this response, in order."""
         return [b for b in self.content if isinstance(b, ToolUseBlock)]
+
+
+class RequestKeyBuilder:
+    """Computes :meth:`ModelRequest.key` for a growing conversation without re-serialising it.
+
+    The canonical JSON of a request is its sorted keys in order: ``max_tokens``, ``messages``,
+    ``model``, ``system``, ``temperature``, ``tools``. The fixed parts are serialised once and each
+    message once, as it is appended; the key is then the sha256 of their concatenation, which
+    equals ``ModelRequest.key()`` exactly (a test holds the two together).
+    """
+
+    def __init__(
+        self,
+        model: str,
+        system: str,
+        tools: list[ToolSpec] | tuple[ToolSpec, ...],
+        max_tokens: int,
+        temperature: float,
+    ) -> None:
+        from agentic_eval.core.canonical import canonical_json
+
+        self._head = f'{{"max_tokens":{canonical_json(max_tokens)},"messages":['
+        specs = canonical_json([t.model_dump(mode="json") for t in tools])
+        self._tail = (
+            f'],"model":{canonical_json(model)},"system":{canonical_json(system)}'
+            f',"temperature":{canonical_json(float(temperature))},"tools":{specs}}}'
+        )
+        self._parts: list[str] = []
+
+    def append(self, message: Message) -> None:
+        """Add the next message of the conversation."""
+        from agentic_eval.core.canonical import canonical_json
+
+        self._parts.append(canonical_json(message))
+
+    def key(self) -> str:
+        """The key of the request with the messages appended so far."""
+        import hashlib
+
+        text = self._head + ",".join(self._parts) + self._tail
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,6 +85,8 @@ async def run_session(
     )
     recorder = backend if isinstance(backend, RecordingBackend) else None
 
+    buffer = SampleBuffer(store, run_id)
+
     def persist(case_run: CaseRun) -> None:
         ref = None
         if recorder is not None:
@@ -93,13 +96,16 @@ async def run_session(
             )
         elif isinstance(backend, ReplayBackend):
             ref = str(backend.directory / f"{case_run.result.case_id}.json")
-        store.add_samples(run_id, [sample_row(case_run, ref)])
+        buffer.add(sample_row(case_run, ref))
         if on_case is not None:
             on_case(case_run)
 
-    result = await run_domain(
-        domain, cases, backend, settings, concurrency=concurrency, on_case=persist
-    )
+    try:
+        result = await run_domain(
+            domain, cases, backend, settings, concurrency=concurrency, on_case=persist
+        )
+    finally:
+        buffer.flush()
     reproduced: bool | None = None
     fidelity: tuple[int, int] | None = None
     problem = ""
@@ -113,6 +119,34 @@ async def run_session(
     return SessionResult(result, mode, run_id, reproduced, fidelity, problem, recorded_to)
 
 
+class SampleBuffer:
+    """Writes sample rows in small batches: at most ``max_rows`` rows or ``max_age`` seconds old.
+
+    A row per transaction costs more than a whole replayed case; batching keeps the store off the
+    hot path while a crash loses at most the last fraction of a second (and the caller flushes in
+    ``finally``, so an exception or Ctrl-C loses nothing).
+    """
+
+    def __init__(self, store: Store, run_id: str, max_rows: int = 200, max_age: float = 0.5):
+        self.store, self.run_id = store, run_id
+        self.max_rows, self.max_age = max_rows, max_age
+        self.rows: list[dict[str, Any]] = []
+        self.since = time.monotonic()
+
+    def add(self, row: dict[str, Any]) -> None:
+        """Queue a row; flush when the batch is full or old."""
+        self.rows.append(row)
+        if len(self.rows) >= self.max_rows or time.monotonic() - self.since >= self.max_age:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the queued rows."""
+        if self.rows:
+            self.store.add_samples(self.run_id, self.rows)
+            self.rows = []
+        self.since = time.monotonic()
+
+
 def _now() -> Any:
     from datetime import UTC, datetime
 
@@ -120,13 +154,18 @@ def _now() -> Any:
 
 
 def _compare(directory: Path, scorecard: Scorecard, full: bool) -> tuple[bool, str]:
+    path_ = directory / SCORECARD_FILE
+    if full:
+        try:
+            if path_.read_text(encoding="utf-8") == canonical_file_text(scorecard):
+                return True, ""
+        except FileNotFoundError:
+            return False, f"no committed scorecard at {path_}"
     try:
-        committed = read_scorecard(directory / SCORECARD_FILE)
+        committed = read_scorecard(path_)
     except RecordingError as exc:
         return False, str(exc)
     if full:
-        if canonical_file_text(committed) == canonical_file_text(scorecard):
-            return True, ""
         path = first_difference(committed, scorecard)
         return False, f"scorecard differs from {directory / SCORECARD_FILE} at {path}"
     by_id = {c.case_id: c for c in committed.cases}
