@@ -74,9 +74,13 @@ class Bench(Domain[dict[str, str]]):
         for i in range(self.n):
             keys = [f"k{(i + j) % 64}" for j in range(3)]
             cases.append(
-                CaseSpec(id=f"case-{i:05d}", kind="lookup", instruction="Look up the keys.",
-                         inputs={"keys": keys},
-                         expected={"answer": "-".join(TABLE[k] for k in keys)})
+                CaseSpec(
+                    id=f"case-{i:05d}",
+                    kind="lookup",
+                    instruction="Look up the keys.",
+                    inputs={"keys": keys},
+                    expected={"answer": "-".join(TABLE[k] for k in keys)},
+                )
             )
         return cases
 
@@ -154,17 +158,23 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, nargs="+", default=[100, 1000])
     args = parser.parse_args()
-    print(f"replay benchmark: 3 lookups + answer per case; python {sys.version.split()[0]}, "
-          f"{os.cpu_count()} cpus")
-    print(f"{'cases':>6} {'record ms/case':>15} {'replay ms/case':>15} {'floor ms/case':>14} "
-          f"{'overhead ms/case':>17} {'ratio':>8}")
+    print(
+        f"replay benchmark: 3 lookups + answer per case; python {sys.version.split()[0]}, "
+        f"{os.cpu_count()} cpus"
+    )
+    print(
+        f"{'cases':>6} {'record ms/case':>15} {'replay ms/case':>15} {'floor ms/case':>14} "
+        f"{'overhead ms/case':>17} {'ratio':>8}"
+    )
     with tempfile.TemporaryDirectory(prefix="agentic-eval-bench-") as tmp:
         for n in args.cases:
             r = asyncio.run(measure(n, Path(tmp)))
             per = {k: v * 1000 / n for k, v in r.items()}
             overhead = per["replay"] - per["floor"]
-            print(f"{n:>6} {per['record']:>15.3f} {per['replay']:>15.3f} {per['floor']:>14.4f} "
-                  f"{overhead:>17.3f} {per['replay'] / per['floor']:>7.0f}x")
+            print(
+                f"{n:>6} {per['record']:>15.3f} {per['replay']:>15.3f} {per['floor']:>14.4f} "
+                f"{overhead:>17.3f} {per['replay'] / per['floor']:>7.0f}x"
+            )
     print(f"agentic-eval --version start-up: {version_startup() * 1000:.0f} ms (median of 7)")
     print("targets: replay overhead <= 0.5 ms/case; --version < 300 ms")
     return 0

@@ -13,6 +13,7 @@ RANK = {
     "_version": 0,
     "core": 0,
     "store": 1,
+    "localmodel": 1,
     "backends": 1,
     "agent": 2,
     "testing": 2,

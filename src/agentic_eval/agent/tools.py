@@ -19,6 +19,7 @@ from agentic_eval.core.canonical import canonical_json
 from agentic_eval.core.model import ToolSpec
 
 Env = TypeVar("Env")
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 class ToolError(Exception):
@@ -149,10 +150,10 @@ class ToolRegistry(Generic[Env]):
 
     def tool(
         self, *, name: str | None = None, requires_approval: ApprovalPredicate | None = None
-    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    ) -> Callable[[F], F]:
         """Decorator registering a function as a tool (the function is returned unchanged)."""
 
-        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        def register(fn: F) -> F:
             self.add(make_tool(fn, name=name, requires_approval=requires_approval))
             return fn
 

@@ -12,7 +12,6 @@ from typing import Any
 
 from pydantic import BaseModel
 
-
 _COMPACT = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 

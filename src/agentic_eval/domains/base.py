@@ -6,6 +6,7 @@ values come from; the committed case file is generated from it and a drift guard
 
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,6 +67,23 @@ class Trace:
 
     tool_calls: tuple[ToolCallRecord, ...]
     policy_events: tuple[PolicyEvent, ...]
+
+
+FIXTURE_DIR_ENV = "EVAL_FIXTURE_DIR"
+
+
+def fixture_file(domain: str, committed: Path) -> Path:
+    """Where a domain's fixtures come from.
+
+    Real customer data never enters the repository: when ``$EVAL_FIXTURE_DIR/<domain>/<name>``
+    exists it is used instead of the committed, anonymised file of the same name.
+    """
+    root = os.environ.get(FIXTURE_DIR_ENV, "").strip()
+    if root:
+        candidate = Path(root) / domain / committed.name
+        if candidate.is_file():
+            return candidate
+    return committed
 
 
 def approval_gate(events: tuple[PolicyEvent, ...]) -> CheckResult:
@@ -137,6 +155,10 @@ class Domain(ABC, Generic[Env]):
         """Where the committed case file lives (None: cases are built in memory, not committed)."""
         return None
 
+    def external_fixtures(self) -> bool:
+        """Whether fixtures come from ``$EVAL_FIXTURE_DIR`` (then cases are built in memory)."""
+        return False
+
     def fixtures_sha256(self) -> str:
         """sha256 of the canonical fixtures."""
         from agentic_eval.core.canonical import sha256_of
@@ -158,7 +180,7 @@ class Domain(ABC, Generic[Env]):
             CaseFileError: When the file is missing, unreadable or invalid.
         """
         path = self.case_file_path()
-        if path is None:
+        if path is None or self.external_fixtures():
             return self.build_cases()
         try:
             data = CaseFile.model_validate_json(path.read_bytes())

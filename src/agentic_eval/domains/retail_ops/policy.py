@@ -1,0 +1,80 @@
+"""The runtime approval policy of retail_ops: which actions a human must approve first.
+
+The tools' approval predicates and the answer key both call these functions, so the runtime
+checkpoint and the expected outcomes cannot disagree.
+"""
+
+from __future__ import annotations
+
+from agentic_eval.domains.retail_ops.fixtures import RetailFixtures
+from agentic_eval.domains.retail_ops.matching import MatchResult, three_way_match
+
+
+def auto_pay_limit_cents(fx: RetailFixtures, supplier_id: str) -> int:
+    """The supplier's own auto-pay limit, else the global one."""
+    own = fx.supplier(supplier_id).auto_pay_limit_cents
+    return fx.policy.global_auto_pay_limit_cents if own is None else own
+
+
+def amount_at_risk_cents(match: MatchResult) -> int:
+    """What paying the invoice as billed could lose.
+
+    0 when matched; the absolute variance for a price or quantity variance; the whole invoice
+    total for a missing receipt or a duplicate.
+    """
+    if match.status == "matched":
+        return 0
+    if match.status in ("price_variance", "quantity_variance"):
+        return abs(match.variance_cents)
+    return match.total_cents
+
+
+def payment_approval_reason(fx: RetailFixtures, invoice_id: str) -> str | None:
+    """Why paying an invoice needs approval, or None when it may be paid automatically.
+
+    Approval is needed when the invoice fails its 3-way match, or when its total exceeds the
+    supplier's auto-pay limit (both reasons are given when both hold).
+
+    Raises:
+        KeyError: When the invoice does not exist.
+    """
+    match = three_way_match(fx, invoice_id)
+    invoice = fx.invoice(invoice_id)
+    limit = auto_pay_limit_cents(fx, invoice.supplier_id)
+    reasons: list[str] = []
+    if match.status != "matched":
+        reasons.append(f"the invoice fails its 3-way match ({match.status})")
+    if invoice.total_cents > limit:
+        reasons.append(
+            f"the total {invoice.total_cents} cents exceeds the auto-pay limit {limit} cents"
+        )
+    return "; ".join(reasons) or None
+
+
+def exception_must_review(fx: RetailFixtures, exception_id: str) -> bool:
+    """Whether an exception is must-review: closing it needs a human's approval.
+
+    It is when its invoice fails its 3-way match now and the amount at risk
+    (:func:`amount_at_risk_cents`) is at least the book's exception review threshold.
+
+    Raises:
+        KeyError: When the exception does not exist.
+    """
+    return exception_review_reason(fx, exception_id) is not None
+
+
+def exception_review_reason(fx: RetailFixtures, exception_id: str) -> str | None:
+    """Why closing an exception needs approval, or None when it may be closed freely.
+
+    Raises:
+        KeyError: When the exception does not exist.
+    """
+    match = three_way_match(fx, fx.exception(exception_id).invoice_id)
+    at_risk = amount_at_risk_cents(match)
+    threshold = fx.policy.exception_review_threshold_cents
+    if match.status == "matched" or at_risk < threshold:
+        return None
+    return (
+        f"must-review exception: invoice {match.invoice_id} fails its 3-way match "
+        f"({match.status}) with {at_risk} cents at risk (review threshold {threshold} cents)"
+    )
