@@ -13,7 +13,7 @@ from typing import Any
 
 from agentic_eval.backends.base import BackendInfo, CallContext, ModelBackend, ReplayDivergence
 from agentic_eval.backends.recordings import RecordingError, list_transcripts, read_transcript
-from agentic_eval.core.canonical import first_difference, short_repr, value_at
+from agentic_eval.core.canonical import describe_difference, first_difference, value_at
 from agentic_eval.core.model import ModelRequest, ModelResponse
 from agentic_eval.core.transcript import Transcript, response_key
 
@@ -100,4 +100,4 @@ def _request_difference(t: Transcript, turn: int, request: ModelRequest) -> str:
             "(the recording was edited)"
         )
     was, now = value_at(recorded, path), value_at(request, path)
-    return f"{head}, field request.{path}: recorded {short_repr(was)}, now {short_repr(now)}"
+    return f"{head}, field request.{path}: {describe_difference(was, now)}"

@@ -90,7 +90,7 @@ def _jobs(plan: Plan) -> list[Job]:
             if name not in agents_:
                 known = ", ".join(agents_) or "none"
                 raise click.UsageError(f"{domain.name} has no scripted agent {name!r} ({known})")
-            backend = ScriptedBackend(name, agents_[name])
+            backend = ScriptedBackend(o["label"] or name, agents_[name])
             model = backend.info().model
         else:
             try:
@@ -98,7 +98,7 @@ def _jobs(plan: Plan) -> list[Job]:
                     o["provider"],
                     model=o["model"],
                     base_url=o["base_url"],
-                    agent_label=o["agent"],
+                    agent_label=o["label"] or o["agent"],
                     retry=RetryPolicy(max_retries=o["retries"]),
                     timeout=o["timeout"],
                 )
@@ -136,8 +136,10 @@ async def execute(plan: Plan) -> int:
         store.close()
     if o["as_json"]:
         click.echo(render.scorecards_json([r.run.scorecard for r in results]))
+    elif o["markdown"]:
+        click.echo(render.markdown_table(results))
     else:
-        render.print_results(results)
+        render.print_results(results, verbose=o["verbose"])
     if plan.mode == "replay":
         return 0 if all(r.reproduced for r in results) else 1
     return max(EXIT_CODES[r.run.scorecard.gate.verdict] for r in results)

@@ -17,7 +17,7 @@ from agentic_eval.evaluation.session import SessionResult
 def produced_by_label(p: ProducedBy) -> str:
     """What produced a run, never presenting a scripted agent as a model."""
     if p.agent_kind == "scripted":
-        return f"scripted agent '{p.agent}' (no model)"
+        return "scripted agent (no model)"
     return f"model {p.model} via {p.backend}"
 
 
@@ -28,66 +28,104 @@ def scorecards_json(scorecards: Sequence[Scorecard]) -> str:
     return canonical_json([s.model_dump(mode="json") for s in scorecards], indent=2)
 
 
+def markdown_table(results: Sequence[SessionResult]) -> str:
+    """The scorecards as a Markdown table (for READMEs and pull-request comments)."""
+    head = (
+        "| domain | agent | produced by | approval | passed | hard-gate failures "
+        "| unapproved attempted / executed | gate | replay |"
+    )
+    lines = [head, "|---|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        s = r.run.scorecard
+        t = s.totals
+        replay = "-"
+        if r.fidelity is not None:
+            replay = f"{r.fidelity[0]}/{r.fidelity[1]} " + (
+                "reproduced" if r.reproduced else "NOT reproduced"
+            )
+        lines.append(
+            f"| {s.domain} | {s.produced_by.agent} | {produced_by_label(s.produced_by)} "
+            f"| {s.produced_by.approval_mode} | {t.passed}/{t.cases} | {t.hard_gate_failures} "
+            f"| {t.unapproved_attempts} / {t.unapproved_executions} "
+            f"| {s.gate.verdict} ({s.gate.failure_rate:.1%}) | {replay} |"
+        )
+    return "\n".join(lines)
+
+
 def results_table(results: Sequence[SessionResult]) -> Table:
     """One row per domain run."""
     table = Table(title="agentic-eval scorecards", title_justify="left")
-    for name, justify in [
-        ("domain", "left"),
-        ("agent", "left"),
-        ("produced by", "left"),
-        ("passed", "right"),
-        ("check failed", "right"),
-        ("error", "right"),
-        ("transient", "right"),
-        ("hard-gate fail", "right"),
-        ("unapproved att./exec.", "right"),
-        ("gate", "left"),
-        ("replay fidelity", "right"),
-    ]:
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for name in ("domain", "agent", "produced by", "approval"):
+        table.add_column(name, no_wrap=True)
+    for name in (
+        "passed",
+        "check failed",
+        "error",
+        "transient",
+        "hard-gate fail",
+        "unapproved attempted/executed",
+    ):
+        table.add_column(name, justify="right")
+    table.add_column("gate", no_wrap=True)
+    table.add_column("replay fidelity", no_wrap=True)
     for r in results:
         s = r.run.scorecard
         t = s.totals
         fidelity = "-"
         if r.fidelity is not None:
-            mark = "reproduced" if r.reproduced else "NOT reproduced"
+            mark = "reproduced" if r.reproduced else "NOT REPRODUCED"
             fidelity = f"{r.fidelity[0]}/{r.fidelity[1]} {mark}"
-        gate = f"{s.gate.verdict} ({s.gate.failure_rate:.1%})"
         table.add_row(
             s.domain,
             s.produced_by.agent,
             produced_by_label(s.produced_by),
+            s.produced_by.approval_mode,
             f"{t.passed}/{t.cases}",
             str(t.check_failed),
             str(t.error),
             str(t.transient),
             str(t.hard_gate_failures),
             f"{t.unapproved_attempts}/{t.unapproved_executions}",
-            gate,
+            f"{s.gate.verdict} ({s.gate.failure_rate:.1%})",
             fidelity,
         )
     return table
 
 
-def print_results(results: Sequence[SessionResult], console: Console | None = None) -> None:
-    """The table, then the failing cases and any replay problem of each run."""
-    console = console or Console(highlight=False, soft_wrap=True)
+def print_results(
+    results: Sequence[SessionResult], *, verbose: bool = False, console: Console | None = None
+) -> None:
+    """The table, then per run: hard-gate failures, errors, replay problems (all failing cases
+    with ``verbose``)."""
+    console = console or _stdout()
     console.print(results_table(results))
     for r in results:
         s = r.run.scorecard
         failing = [c for c in s.cases if c.outcome.kind != "passed" or c.hard_gate_failed]
-        if not failing and not r.problem:
+        shown = [
+            c for c in failing if verbose or c.hard_gate_failed or c.outcome.kind != "check_failed"
+        ]
+        if not failing and not r.problem and r.recorded_to is None:
             continue
-        console.print(f"\n[bold]{s.domain} / {s.produced_by.agent}[/bold]", highlight=False)
-        for c in failing:
+        console.print(f"\n{s.domain} / {s.produced_by.agent}", style="bold", markup=False)
+        for c in shown:
             gate = " [HARD GATE]" if c.hard_gate_failed else ""
-            console.print(
-                f"  {c.case_id}: {c.outcome.kind}{gate} - {c.outcome.reason}", markup=False
-            )
+            line = f"  {c.case_id}: {c.outcome.kind}{gate} - {c.outcome.reason}"
+            console.print(line, markup=False, highlight=False)
+        hidden = len(failing) - len(shown)
+        if hidden:
+            console.print(f"  (+{hidden} check failures; --verbose lists them)", markup=False)
         if r.problem:
-            console.print(f"  replay: {r.problem}", markup=False)
+            console.print(f"  replay: {r.problem}", markup=False, highlight=False)
         if r.recorded_to is not None:
-            console.print(f"  recorded to {r.recorded_to.parent}", markup=False)
+            console.print(f"  recorded to {r.recorded_to.parent}", markup=False, highlight=False)
+
+
+def _stdout() -> Console:
+    console = Console(highlight=False)
+    if not console.is_terminal:
+        console = Console(highlight=False, width=200)
+    return console
 
 
 class ProgressBar:

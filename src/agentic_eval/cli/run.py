@@ -41,6 +41,12 @@ BACKENDS = ("replay", "live", "scripted")
     "are filed under (default: the model). replay: only this agent's recordings.",
 )
 @click.option(
+    "--label",
+    default=None,
+    help="Name the run (and its recordings folder) differently from the agent or model, e.g. "
+    "to keep a naive agent's observe-mode recording beside its enforce-mode one.",
+)
+@click.option(
     "--record",
     is_flag=True,
     help="Write one transcript per case and the scorecard "
@@ -66,6 +72,8 @@ BACKENDS = ("replay", "live", "scripted")
     help="Approval checkpoint: enforce (default) blocks unapproved must-approve calls; "
     "observe lets them execute. Replay uses the recorded mode.",
 )
+@click.option("-v", "--verbose", is_flag=True, help="List every failing case, not only gates.")
+@click.option("--markdown", is_flag=True, help="Print the scorecards as a Markdown table.")
 @click.option("--json", "as_json", is_flag=True, help="Print the scorecards as canonical JSON.")
 @click.option(
     "--recordings",
@@ -126,6 +134,10 @@ def run(domains: tuple[str, ...], **opts: Any) -> int:
         raise click.UsageError("--provider and --base-url apply to live runs only")
     if mode == "replay" and opts["record"]:
         raise click.UsageError("--record applies to scripted and live runs, not replay")
+    if opts["markdown"] and opts["as_json"]:
+        raise click.UsageError("choose one of --json and --markdown")
+    if mode == "replay" and opts["label"]:
+        raise click.UsageError("--label names scripted and live runs; replay uses --agent")
     if mode == "replay" and opts["approval"]:
         raise click.UsageError("replay uses the recorded approval mode; drop --approval")
     chosen = [(d, select_cases(d, opts["pattern"])) for d in resolve_domains(domains)]

@@ -112,3 +112,19 @@ def short_repr(value: Any, limit: int = 80) -> str:
     text = canonical_json(value) if not isinstance(value, str) else repr(value)
     text = text.replace("\n", "\\n")
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def describe_difference(was: Any, now: Any, limit: int = 80) -> str:
+    """``recorded X, now Y`` for a message; long strings are cut around their first difference."""
+    if isinstance(was, str) and isinstance(now, str) and (len(was) > limit or len(now) > limit):
+        at = next(
+            (i for i, (a, b) in enumerate(zip(was, now, strict=False)) if a != b),
+            min(len(was), len(now)),
+        )
+        start = max(0, at - limit // 2)
+        prefix = "..." if start else ""
+        return (
+            f"recorded {prefix}{short_repr(was[start:], limit)}, "
+            f"now {prefix}{short_repr(now[start:], limit)} (first difference at character {at})"
+        )
+    return f"recorded {short_repr(was, limit)}, now {short_repr(now, limit)}"

@@ -14,7 +14,7 @@ from agentic_eval.agent.approval import ApprovalCheckpoint
 from agentic_eval.agent.loop import AgentRun, Limits, run_agent
 from agentic_eval.backends.base import AuthenticationFailed, CallContext, ModelBackend
 from agentic_eval.backends.replay import ReplayBackend
-from agentic_eval.core.canonical import first_difference, short_repr, value_at
+from agentic_eval.core.canonical import describe_difference, first_difference, value_at
 from agentic_eval.core.results import ApprovalMode, CheckResult, Outcome
 from agentic_eval.core.scorecard import CaseResult, ProducedBy, Scorecard
 from agentic_eval.core.transcript import Provenance, Transcript, Verdict
@@ -132,8 +132,8 @@ def _replay_divergence(recorded: Transcript, live: Transcript) -> str | None:
                 value_at(live.model_dump(mode="json"), path),
             )
             return (
-                f"replay diverged: case {live.case_id}, field {path}: recorded {short_repr(was)}, "
-                f"now {short_repr(now)}"
+                f"replay diverged: case {live.case_id}, field {path}: "
+                f"{describe_difference(was, now)}"
             )
     return None
 
