@@ -21,8 +21,8 @@ $(VENV)/.installed-dev: $(BIN)/python pyproject.toml
 run: $(VENV)/.installed
 	$(BIN)/agentic-eval run
 
-## test: ruff lint + format check, pyright strict on src/, pytest (network blocked), pip-audit
-test: lint typecheck pytest audit
+## test: ruff lint + format check, pyright strict on src/, pip-audit, pytest (network blocked; last, so its summary closes the output)
+test: lint typecheck audit pytest
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests bench
