@@ -23,21 +23,33 @@ class ReplayBackend(ModelBackend):
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
+        self.paths = {p.stem: p for p in list_transcripts(directory)}
+        if not self.paths:
+            raise RecordingError(f"no recordings in {directory}")
         self.transcripts: dict[str, Transcript] = {}
         self.broken: dict[str, str] = {}
-        for path in list_transcripts(directory):
-            try:
-                t = read_transcript(path)
-            except RecordingError as exc:
-                self.broken[path.stem] = str(exc)
-                continue
-            if t.case_id != path.stem:
-                self.broken[path.stem] = f"{path}: holds case {t.case_id!r}, not {path.stem!r}"
-                continue
-            self.transcripts[t.case_id] = t
-        if not self.transcripts and not self.broken:
-            raise RecordingError(f"no recordings in {directory}")
-        self._first = self.transcripts[min(self.transcripts)] if self.transcripts else None
+        self._first: Transcript | None = None
+        for case_id in sorted(self.paths):  # provenance and parameters come from the first
+            self._first = self._load(case_id)
+            if self._first is not None:
+                break
+        self.transcripts.clear()
+
+    def _load(self, case_id: str) -> Transcript | None:
+        path = self.paths.get(case_id)
+        if path is None:
+            self.broken[case_id] = f"no recording in {self.directory}"
+            return None
+        try:
+            t = read_transcript(path)
+        except RecordingError as exc:
+            self.broken[case_id] = str(exc)
+            return None
+        if t.case_id != case_id:
+            self.broken[case_id] = f"{path}: holds case {t.case_id!r}, not {case_id!r}"
+            return None
+        self.transcripts[case_id] = t
+        return t
 
     def first(self) -> Transcript | None:
         """The first valid transcript by case id (for provenance and run parameters)."""
@@ -59,8 +71,18 @@ class ReplayBackend(ModelBackend):
         return dict(t.provenance.parameters) if t else {}
 
     def recorded(self, case_id: str) -> Transcript | None:
-        """The transcript of ``case_id``, if recorded and valid."""
+        """The transcript of ``case_id`` while its case runs (None if missing or invalid)."""
         return self.transcripts.get(case_id)
+
+    async def start_case(self, domain: str, case_id: str) -> None:
+        """Read and validate the case's transcript (one at a time keeps the heap small)."""
+        del domain
+        self.broken.pop(case_id, None)
+        self._load(case_id)
+
+    async def finish_case(self, transcript: Transcript) -> None:
+        """Drop the case's transcript."""
+        self.transcripts.pop(transcript.case_id, None)
 
     async def complete(self, request: ModelRequest, call: CallContext) -> ModelResponse:
         """The recorded response for this turn, after checking the request equals the recording.
@@ -73,7 +95,7 @@ class ReplayBackend(ModelBackend):
             raise ReplayDivergence(f"replay of case {case}: {self.broken[case]}")
         t = self.transcripts.get(case)
         if t is None:
-            raise ReplayDivergence(f"replay of case {case}: no recording in {self.directory}")
+            raise ReplayDivergence(f"replay of case {case}: not started")
         if turn >= len(t.turns):
             raise ReplayDivergence(
                 f"replay diverged: case {case}, turn {turn}: the loop sent a request the recording "

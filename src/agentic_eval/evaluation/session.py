@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -101,9 +103,10 @@ async def run_session(
             on_case(case_run)
 
     try:
-        result = await run_domain(
-            domain, cases, backend, settings, concurrency=concurrency, on_case=persist
-        )
+        with _frozen_heap():
+            result = await run_domain(
+                domain, cases, backend, settings, concurrency=concurrency, on_case=persist
+            )
     finally:
         buffer.flush()
     reproduced: bool | None = None
@@ -117,6 +120,18 @@ async def run_session(
         recorded_to = _write_scorecard(recorder.root, domain, result, settings, cases, full)
     store.finish_run(run_id, result.scorecard, result.finished_at, reproduced)
     return SessionResult(result, mode, run_id, reproduced, fidelity, problem, recorded_to)
+
+
+@contextlib.contextmanager
+def _frozen_heap() -> Iterator[None]:
+    """Keep the cyclic GC from rescanning what existed before the run (loaded recordings, the
+    case file): full collections over those long-lived objects cost as much as the replay itself.
+    Objects made during the run are collected as usual."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 class SampleBuffer:
