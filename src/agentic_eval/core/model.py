@@ -59,6 +59,25 @@ class ModelResponse(Frozen):
         return [b for b in self.content if isinstance(b, ToolUseBlock)]
 
 
+_TOOLS_JSON: dict[tuple[int, ...], tuple[tuple[ToolSpec, ...], str]] = {}
+
+
+def _tools_json(tools: tuple[ToolSpec, ...]) -> str:
+    """Canonical JSON of a tool list, memoised on the specs' identity (they are built once per
+    domain and offered in every case; the memo holds them, so their ids cannot be reused)."""
+    from agentic_eval.core.canonical import canonical_json
+
+    ident = tuple(id(t) for t in tools)
+    hit = _TOOLS_JSON.get(ident)
+    if hit is not None:
+        return hit[1]
+    text = canonical_json([t.model_dump(mode="json") for t in tools])
+    if len(_TOOLS_JSON) > 256:
+        _TOOLS_JSON.clear()
+    _TOOLS_JSON[ident] = (tools, text)
+    return text
+
+
 class RequestKeyBuilder:
     """Computes :meth:`ModelRequest.key` for a growing conversation without re-serialising it.
 
@@ -79,7 +98,7 @@ class RequestKeyBuilder:
         from agentic_eval.core.canonical import canonical_json
 
         self._head = f'{{"max_tokens":{canonical_json(max_tokens)},"messages":['
-        specs = canonical_json([t.model_dump(mode="json") for t in tools])
+        specs = _tools_json(tuple(tools))
         self._tail = (
             f'],"model":{canonical_json(model)},"system":{canonical_json(system)}'
             f',"temperature":{canonical_json(float(temperature))},"tools":{specs}}}'

@@ -117,6 +117,19 @@ class Transcript(Frozen):
         )
 
 
+_last_response_key: tuple[ModelResponse | None, str] = (None, "")
+
+
 def response_key(response: ModelResponse) -> str:
-    """The integrity key of a recorded response."""
-    return sha256_of(response)
+    """The integrity key of a recorded response.
+
+    Replay checks a recorded response's key and the loop then files the same object in its
+    transcript; a one-entry memo on the object's identity saves the second serialisation.
+    """
+    global _last_response_key
+    last, key = _last_response_key
+    if last is response:
+        return key
+    key = sha256_of(response)
+    _last_response_key = (response, key)
+    return key

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -63,9 +63,11 @@ class RunSettings:
 
 @dataclass(frozen=True)
 class CaseRun:
-    """One case's transcript and result, plus what is not part of the reproducible scorecard."""
+    """One case's result and transcript, plus what is not part of the reproducible scorecard."""
 
-    transcript: Transcript
+    transcript: Transcript | None
+    """The full transcript; ``run_domain`` keeps ``None`` here once callbacks have seen it, so a
+    large batch holds results, not conversations."""
     result: CaseResult
     duration_ms: float
     input_tokens: int
@@ -249,7 +251,7 @@ async def run_domain(
             result = await run_case(domain, case, backend, settings)
         if on_case is not None:
             on_case(result)
-        return result
+        return replace(result, transcript=None)
 
     if concurrency <= 1:
         runs = [await one(c) for c in cases]

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import json
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ from agentic_eval.backends.recordings import (
     write_atomic,
 )
 from agentic_eval.backends.replay import ReplayBackend
-from agentic_eval.core.canonical import canonical_file_text, first_difference
+from agentic_eval.core.canonical import canonical_file_text, canonical_json, first_difference
 from agentic_eval.core.scorecard import Scorecard
 from agentic_eval.domains.base import CaseSpec, Domain
 from agentic_eval.evaluation.gate import build_scorecard, case_result
@@ -82,9 +83,8 @@ async def run_session(
         full: Whether ``cases`` is the whole case file (a filtered run compares per case and
             leaves other cases' recordings alone).
     """
-    run_id = store.start_run(
-        domain.name, produced_by(backend, settings.approval_mode), mode, _now()
-    )
+    produced = produced_by(backend, settings.approval_mode)
+    run_id = store.start_run(domain.name, produced, mode, _now())
     recorder = backend if isinstance(backend, RecordingBackend) else None
 
     buffer = SampleBuffer(store, run_id)
@@ -92,10 +92,8 @@ async def run_session(
     def persist(case_run: CaseRun) -> None:
         ref = None
         if recorder is not None:
-            ref = str(
-                agent_dir(recorder.root, domain.name, case_run.transcript.provenance.agent)
-                / f"{case_run.result.case_id}.json"
-            )
+            folder = agent_dir(recorder.root, domain.name, produced.agent)
+            ref = str(folder / f"{case_run.result.case_id}.json")
         elif isinstance(backend, ReplayBackend):
             ref = str(backend.directory / f"{case_run.result.case_id}.json")
         buffer.add(sample_row(case_run, ref))
@@ -123,7 +121,7 @@ async def run_session(
 
 
 @contextlib.contextmanager
-def _frozen_heap() -> Iterator[None]:
+def _frozen_heap() -> Generator[None]:
     """Keep the cyclic GC from rescanning what existed before the run (loaded recordings, the
     case file): full collections over those long-lived objects cost as much as the replay itself.
     Objects made during the run are collected as usual."""
@@ -171,11 +169,16 @@ def _now() -> Any:
 def _compare(directory: Path, scorecard: Scorecard, full: bool) -> tuple[bool, str]:
     path_ = directory / SCORECARD_FILE
     if full:
+        # canonical_file_text is a pure function of the data, so equal canonical data means equal
+        # bytes; comparing the compact forms keeps this at C speed for large batches.
         try:
-            if path_.read_text(encoding="utf-8") == canonical_file_text(scorecard):
-                return True, ""
+            committed_data = json.loads(path_.read_bytes())
         except FileNotFoundError:
             return False, f"no committed scorecard at {path_}"
+        except ValueError as exc:
+            return False, f"{path_}: not JSON ({exc})"
+        if canonical_json(committed_data) == canonical_json(scorecard):
+            return True, ""
     try:
         committed = read_scorecard(path_)
     except RecordingError as exc:
