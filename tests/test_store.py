@@ -171,3 +171,43 @@ def test_sqlite_uses_wal(tmp_path: Path) -> None:
     with s.engine.connect() as conn:
         assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
     s.close()
+
+
+def _cli_run_writes_rows(url: str | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentic_eval.cli.main import main
+
+    if url:
+        monkeypatch.setenv("AGENTIC_EVAL_DATABASE_URL", url)
+    recordings = Path(__file__).resolve().parent.parent / "evals" / "recordings"
+    assert main(["run", "retail_ops", "--agent", "reference", "--recordings", str(recordings)]) == 0
+    store = Store()
+    try:
+        run = store.runs(limit=1)[0]
+        assert (run.domain, run.agent, run.mode, run.status) == (
+            "retail_ops",
+            "reference",
+            "replay",
+            "finished",
+        )
+        assert (run.samples, run.passed, run.gate, run.reproduced) == (34, 34, "PASS", True)
+        samples = store.samples(run.id)
+        assert len(samples) == 34 and all(s.reproduced for s in samples)
+        assert all(
+            s.transcript_ref and s.transcript_ref.endswith(f"{s.case_id}.json") for s in samples
+        )
+    finally:
+        store.close()
+
+
+def test_every_cli_run_writes_its_run_and_samples_to_sqlite(
+    monkeypatch: pytest.MonkeyPatch, isolated_home: Path
+) -> None:
+    _cli_run_writes_rows(None, monkeypatch)
+    assert (isolated_home / "agentic-eval.db").is_file()
+
+
+@pytest.mark.postgres
+def test_every_cli_run_writes_its_run_and_samples_to_postgres(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _cli_run_writes_rows(pg_url, monkeypatch)

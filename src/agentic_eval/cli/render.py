@@ -22,10 +22,14 @@ def produced_by_label(p: ProducedBy) -> str:
 
 
 def scorecards_json(scorecards: Sequence[Scorecard]) -> str:
-    """Canonical JSON of the scorecards (a single object when there is one)."""
+    """Canonical JSON: the scorecard itself when there is one (byte-identical to the committed
+    ``scorecard.json``), else ``{"schema_version": 1, "scorecards": [...]}``."""
     if len(scorecards) == 1:
         return canonical_json(scorecards[0], indent=2)
-    return canonical_json([s.model_dump(mode="json") for s in scorecards], indent=2)
+    return canonical_json(
+        {"schema_version": 1, "scorecards": [s.model_dump(mode="json") for s in scorecards]},
+        indent=2,
+    )
 
 
 def markdown_table(results: Sequence[SessionResult]) -> str:
