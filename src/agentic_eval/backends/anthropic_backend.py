@@ -12,7 +12,7 @@ defaults, and the SDK no longer accepts them.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agentic_eval.backends.base import (
     AuthenticationFailed,
@@ -20,11 +20,10 @@ from agentic_eval.backends.base import (
     BackendInfo,
     CallContext,
     ModelBackend,
-    ProviderRequestError,
     RetryPolicy,
-    TransientBackendError,
     with_retries,
 )
+from agentic_eval.backends.errors import classify_sdk_error
 from agentic_eval.core.messages import ContentBlock, Message, TextBlock, ToolUseBlock
 from agentic_eval.core.model import ModelRequest, ModelResponse, StopReason, ToolSpec, Usage
 
@@ -42,7 +41,6 @@ _STOP_REASONS: dict[str, StopReason] = {
     "stop_sequence": "stop_sequence",
     "refusal": "refusal",
 }
-_MAX_MESSAGE_CHARS = 500
 
 
 class AnthropicBackend(ModelBackend):
@@ -130,7 +128,7 @@ class AnthropicBackend(ModelBackend):
                     tools=tools or omit,
                 )
             except sdk.APIError as exc:
-                raise self._classify(exc) from exc
+                raise classify_sdk_error("anthropic", sdk, exc, self._timeout) from exc
             return _from_message(reply)
 
         return await with_retries(self._retry, attempt)
@@ -138,24 +136,6 @@ class AnthropicBackend(ModelBackend):
     async def aclose(self) -> None:
         """Close the SDK client and its connections."""
         await self._client.close()
-
-    def _classify(self, exc: anthropic.APIError) -> BackendError:
-        sdk = self._sdk
-        if isinstance(exc, sdk.APITimeoutError):
-            return TransientBackendError(f"anthropic: request timed out after {self._timeout:g}s")
-        if isinstance(exc, sdk.APIConnectionError):
-            return TransientBackendError(f"anthropic: connection error: {_one_line(exc.message)}")
-        if isinstance(exc, sdk.APIStatusError):
-            status = exc.status_code
-            message = _provider_message(exc.body, exc.message)
-            if status in (408, 429, 529) or status >= 500:
-                return TransientBackendError(f"anthropic: HTTP {status}: {message}")
-            if status in (401, 403):
-                return AuthenticationFailed(
-                    f"anthropic rejected the credentials (HTTP {status}): {message}"
-                )
-            return ProviderRequestError(f"anthropic refused the request (HTTP {status}): {message}")
-        return BackendError(f"anthropic: unreadable response: {_one_line(exc.message)}")
 
 
 def _message_param(message: Message) -> MessageParam:
@@ -196,20 +176,3 @@ def _from_message(reply: anthropic.types.Message) -> ModelResponse:
     stop = _STOP_REASONS.get(reply.stop_reason or "", "other")
     usage = Usage(input_tokens=reply.usage.input_tokens, output_tokens=reply.usage.output_tokens)
     return ModelResponse(content=tuple(content), stop_reason=stop, usage=usage, model=reply.model)
-
-
-def _provider_message(body: object, fallback: str) -> str:
-    """The provider's own error message from an error envelope, as one short line."""
-    if isinstance(body, dict):
-        envelope: dict[str, Any] = body  # pyright: ignore[reportUnknownVariableType]
-        error = envelope.get("error", envelope)
-        if isinstance(error, dict):
-            message = error.get("message")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-            if isinstance(message, str) and message:
-                return _one_line(message)
-    return _one_line(fallback)
-
-
-def _one_line(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= _MAX_MESSAGE_CHARS else flat[: _MAX_MESSAGE_CHARS - 3] + "..."

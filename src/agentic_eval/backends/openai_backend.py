@@ -23,16 +23,14 @@ from agentic_eval.backends.base import (
     BackendInfo,
     CallContext,
     ModelBackend,
-    ProviderRequestError,
     RetryPolicy,
-    TransientBackendError,
     with_retries,
 )
+from agentic_eval.backends.errors import classify_sdk_error
 from agentic_eval.core.messages import ContentBlock, Message, TextBlock, ToolUseBlock
 from agentic_eval.core.model import ModelRequest, ModelResponse, StopReason, ToolSpec, Usage
 
 if TYPE_CHECKING:
-    import openai
     from openai.types.chat import (
         ChatCompletion,
         ChatCompletionAssistantMessageParam,
@@ -67,7 +65,6 @@ _FINISH_REASONS: dict[str, StopReason] = {
     "length": "max_tokens",
     "content_filter": "refusal",
 }
-_MAX_MESSAGE_CHARS = 500
 
 MaxTokensParam = Literal["max_tokens", "max_completion_tokens"]
 
@@ -172,7 +169,7 @@ class OpenAIBackend(ModelBackend):
                     max_tokens=omit if use_completion else limit,
                 )
             except sdk.APIError as exc:
-                raise self._classify(exc) from exc
+                raise classify_sdk_error("openai", sdk, exc, self._timeout) from exc
             return _from_completion(reply)
 
         return await with_retries(self._retry, attempt)
@@ -180,24 +177,6 @@ class OpenAIBackend(ModelBackend):
     async def aclose(self) -> None:
         """Close the SDK client and its connections."""
         await self._client.close()
-
-    def _classify(self, exc: openai.APIError) -> BackendError:
-        sdk = self._sdk
-        if isinstance(exc, sdk.APITimeoutError):
-            return TransientBackendError(f"openai: request timed out after {self._timeout:g}s")
-        if isinstance(exc, sdk.APIConnectionError):
-            return TransientBackendError(f"openai: connection error: {_one_line(exc.message)}")
-        if isinstance(exc, sdk.APIStatusError):
-            status = exc.status_code
-            message = _provider_message(exc.body, exc.message)
-            if status in (408, 429, 529) or status >= 500:
-                return TransientBackendError(f"openai: HTTP {status}: {message}")
-            if status in (401, 403):
-                return AuthenticationFailed(
-                    f"openai rejected the credentials (HTTP {status}): {message}"
-                )
-            return ProviderRequestError(f"openai refused the request (HTTP {status}): {message}")
-        return BackendError(f"openai: unreadable response: {_one_line(exc.message)}")
 
 
 def encode_tool_arguments(arguments: dict[str, Any]) -> str:
@@ -334,20 +313,3 @@ def _from_completion(reply: ChatCompletion) -> ModelResponse:
         else Usage()
     )
     return ModelResponse(content=tuple(content), stop_reason=stop, usage=usage, model=reply.model)
-
-
-def _provider_message(body: object, fallback: str) -> str:
-    """The provider's own error message from an error body, as one short line."""
-    if isinstance(body, dict):
-        envelope: dict[str, Any] = body  # pyright: ignore[reportUnknownVariableType]
-        error = envelope.get("error", envelope)
-        if isinstance(error, dict):
-            message = error.get("message")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-            if isinstance(message, str) and message:
-                return _one_line(message)
-    return _one_line(fallback)
-
-
-def _one_line(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= _MAX_MESSAGE_CHARS else flat[: _MAX_MESSAGE_CHARS - 3] + "..."

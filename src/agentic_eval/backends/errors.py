@@ -1,0 +1,65 @@
+"""Classify a provider SDK's exception: the one rule both live backends follow.
+
+HTTP 408, 429, 529 and any 5xx, timeouts and connection errors say nothing about the agent:
+``transient`` (retried first). 401/403 mean the credentials were refused: the run stops. Any other
+4xx is the provider refusing this request: an ``error`` outcome carrying the provider's message.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentic_eval.backends.base import (
+    AuthenticationFailed,
+    BackendError,
+    ProviderRequestError,
+    TransientBackendError,
+)
+
+MAX_MESSAGE_CHARS = 500
+TRANSIENT_STATUSES = frozenset({408, 429, 529})
+
+
+def one_line(text: str) -> str:
+    """Whitespace collapsed, cut to :data:`MAX_MESSAGE_CHARS`."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= MAX_MESSAGE_CHARS else flat[: MAX_MESSAGE_CHARS - 3] + "..."
+
+
+def provider_message(body: object, fallback: str) -> str:
+    """The provider's own error message from its error envelope, as one short line."""
+    if isinstance(body, dict):
+        envelope: dict[str, Any] = body  # pyright: ignore[reportUnknownVariableType]
+        error = envelope.get("error", envelope)
+        if isinstance(error, dict):
+            message = error.get("message")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+            if isinstance(message, str) and message:
+                return one_line(message)
+    return one_line(fallback)
+
+
+def classify_sdk_error(provider: str, sdk: Any, exc: Exception, timeout: float) -> BackendError:
+    """Map an ``APIError`` of the anthropic or openai SDK (same class names) to our errors.
+
+    Args:
+        provider: ``anthropic`` or ``openai``, for the message.
+        sdk: The SDK module (its exception classes are looked up on it).
+        exc: The SDK's exception.
+        timeout: The request timeout, for the message.
+    """
+    message_attr: str = getattr(exc, "message", str(exc))
+    if isinstance(exc, sdk.APITimeoutError):
+        return TransientBackendError(f"{provider}: request timed out after {timeout:g}s")
+    if isinstance(exc, sdk.APIConnectionError):
+        return TransientBackendError(f"{provider}: connection error: {one_line(message_attr)}")
+    if isinstance(exc, sdk.APIStatusError):
+        status: int = getattr(exc, "status_code", 0)
+        message = provider_message(getattr(exc, "body", None), message_attr)
+        if status in TRANSIENT_STATUSES or status >= 500:
+            return TransientBackendError(f"{provider}: HTTP {status}: {message}")
+        if status in (401, 403):
+            return AuthenticationFailed(
+                f"{provider} rejected the credentials (HTTP {status}): {message}"
+            )
+        return ProviderRequestError(f"{provider} refused the request (HTTP {status}): {message}")
+    return BackendError(f"{provider}: unreadable response: {one_line(message_attr)}")
