@@ -466,12 +466,13 @@ async def test_key_from_environment_is_sent_but_never_kept(
     assert KEY[-8:] not in kept
 
 
-async def test_openai_custom_endpoint_needs_no_key(
-    monkeypatch: pytest.MonkeyPatch, make_backend: MakeBackend
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_custom_endpoint_needs_no_key(
+    provider: Provider, monkeypatch: pytest.MonkeyPatch, make_backend: MakeBackend
 ) -> None:
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv(KEY_ENV[provider], raising=False)
     with FakeProvider(scripted_responder([FINAL_TURN])) as fake:
-        backend = make_backend("openai", fake, api_key=None)
+        backend = make_backend(provider, fake, api_key=None)
         got = await backend.complete(first_request(), CALL)
     assert got == FINAL_TURN
     assert fake.saw_auth_header  # the placeholder key, since the SDK insists on one

@@ -147,3 +147,27 @@ def test_missing_anthropic_key_is_one_line(capsys: pytest.CaptureFixture[str]) -
     code = main(["run", "retail_ops", "--provider", "anthropic", "--model", "m"])
     lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
     assert code != 0 and len(lines) == 1 and "ANTHROPIC_API_KEY" in lines[0]
+
+
+def test_live_run_reports_progress_per_case_in_a_log(
+    fake: FakeProvider, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        [
+            "run",
+            "retail_ops",
+            "--provider",
+            "openai",
+            "--base-url",
+            fake.openai_base_url,
+            "--model",
+            "fake-model",
+            "--cases",
+            "match-00[12]",
+        ]
+    )
+    captured = capsys.readouterr()
+    assert code == 0
+    assert "[1/2] retail_ops match-001: passed" in captured.err
+    assert "[2/2] retail_ops match-002: passed" in captured.err
+    assert "model fake-model via openai" in captured.out

@@ -43,6 +43,9 @@ _STOP_REASONS: dict[str, StopReason] = {
 }
 
 
+PLACEHOLDER_API_KEY = "not-needed"
+
+
 class AnthropicBackend(ModelBackend):
     """A live Claude model behind the Anthropic Messages API."""
 
@@ -68,7 +71,8 @@ class AnthropicBackend(ModelBackend):
 
         Raises:
             BackendError: The ``anthropic`` SDK is not installed.
-            AuthenticationFailed: No API key is given or set in the environment.
+            AuthenticationFailed: No API key is given or set in the environment (with a
+                ``base_url`` and no key, the placeholder ``"not-needed"`` is sent instead).
         """
         try:
             import anthropic
@@ -76,6 +80,8 @@ class AnthropicBackend(ModelBackend):
             message = "the anthropic backend needs the anthropic SDK: "
             raise BackendError(message + "pip install 'agentic-eval[anthropic]'") from None
         key = api_key if api_key is not None else os.environ.get("ANTHROPIC_API_KEY")
+        if not key and base_url:
+            key = PLACEHOLDER_API_KEY  # a local server (llama.cpp, a proxy) needs none
         if not key:
             raise AuthenticationFailed("ANTHROPIC_API_KEY is not set")
         self._sdk = anthropic
@@ -174,5 +180,7 @@ def _from_message(reply: anthropic.types.Message) -> ModelResponse:
             content.append(ToolUseBlock(id=block.id, name=block.name, input=dict(block.input)))
         # Other block kinds (thinking, server tools) are never requested by this backend.
     stop = _STOP_REASONS.get(reply.stop_reason or "", "other")
-    usage = Usage(input_tokens=reply.usage.input_tokens, output_tokens=reply.usage.output_tokens)
+    u = reply.usage
+    cached = (u.cache_read_input_tokens or 0) + (u.cache_creation_input_tokens or 0)
+    usage = Usage(input_tokens=u.input_tokens + cached, output_tokens=u.output_tokens)
     return ModelResponse(content=tuple(content), stop_reason=stop, usage=usage, model=reply.model)

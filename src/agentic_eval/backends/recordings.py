@@ -42,6 +42,7 @@ def write_atomic(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
+        Path(tmp).chmod(0o644)  # mkstemp makes it private; recordings are shared files
         Path(tmp).replace(path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -6,6 +6,7 @@ import click
 
 from agentic_eval._version import __version__
 from agentic_eval.cli.goldens import goldens
+from agentic_eval.cli.model import model
 from agentic_eval.cli.run import run
 
 
@@ -23,3 +24,4 @@ def cli() -> None:
 
 cli.add_command(run)
 cli.add_command(goldens)
+cli.add_command(model)

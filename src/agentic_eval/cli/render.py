@@ -133,28 +133,40 @@ def _stdout() -> Console:
 
 
 class ProgressBar:
-    """A progress bar on stderr for live runs."""
+    """Progress of a live run on stderr: a bar on a terminal, one line per case in a log."""
 
     def __init__(self, label: str, total: int) -> None:
-        self._progress = Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=Console(stderr=True),
-            transient=False,
-        )
-        self._task = self._progress.add_task(label, total=total)
-        self._progress.start()
+        self._console = Console(stderr=True, highlight=False)
+        self._label, self._total, self._done = label, total, 0
+        self._progress: Progress | None = None
+        if self._console.is_terminal:
+            self._progress = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=self._console,
+            )
+            self._task = self._progress.add_task(label, total=total)
+            self._progress.start()
 
     def advance(self, case_run: CaseRun) -> None:
         """One more case finished."""
-        del case_run
-        self._progress.advance(self._task)
+        self._done += 1
+        if self._progress is not None:
+            self._progress.advance(self._task)
+            return
+        r = case_run.result
+        self._console.print(
+            f"[{self._done}/{self._total}] {self._label} {r.case_id}: {r.outcome.kind} "
+            f"({r.turns} turns, {case_run.duration_ms / 1000:.1f} s)",
+            markup=False,
+        )
 
     def close(self) -> None:
         """Stop rendering."""
-        self._progress.stop()
+        if self._progress is not None:
+            self._progress.stop()
 
 
 def progress_bar(label: str, total: int) -> ProgressBar:
