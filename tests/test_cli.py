@@ -60,3 +60,29 @@ def test_usage_error_in_a_real_process_has_no_traceback() -> None:
     out = subprocess.run([str(exe), "run", "--bogus"], capture_output=True, text=True)
     assert out.returncode == 2
     assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_readme_cli_reference_names_every_option() -> None:
+    from agentic_eval.cli.app import cli
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    reference = readme.split("## CLI reference", 1)[1].split("\n## ", 1)[0]
+    missing: list[str] = []
+
+    def walk(command: object, path: str) -> None:
+        import click
+
+        assert isinstance(command, click.Command)
+        if isinstance(command, click.Group):
+            for name, sub in command.commands.items():
+                words = reference.replace("|", " ").split()
+                assert name in words, f"{path} {name} is not in the README's CLI reference"
+                walk(sub, f"{path} {name}")
+            return
+        for param in command.params:
+            for flag in getattr(param, "opts", []):
+                if flag.startswith("--") and flag not in ("--help",) and flag not in reference:
+                    missing.append(f"{path} {flag}")
+
+    walk(cli, "agentic-eval")
+    assert not missing, missing
