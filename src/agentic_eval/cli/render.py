@@ -56,29 +56,51 @@ def markdown_table(results: Sequence[SessionResult]) -> str:
     return "\n".join(lines)
 
 
+WIDE = 160
+"""Narrower consoles get one block per run instead of the table."""
+
+
+def _fidelity(r: SessionResult) -> str:
+    if r.fidelity is None:
+        return "-"
+    mark = "reproduced" if r.reproduced else "NOT REPRODUCED"
+    return f"{r.fidelity[0]}/{r.fidelity[1]} {mark}"
+
+
+def results_lines(results: Sequence[SessionResult]) -> list[str]:
+    """The table's content as a few lines per run, for narrow terminals."""
+    lines = ["agentic-eval scorecards"]
+    for r in results:
+        s, t = r.run.scorecard, r.run.scorecard.totals
+        lines += [
+            f"{s.domain} / {s.produced_by.agent}",
+            f"  produced by {produced_by_label(s.produced_by)}, approval "
+            f"{s.produced_by.approval_mode}",
+            f"  passed {t.passed}/{t.cases} | check failed {t.check_failed} | error {t.error} "
+            f"| transient {t.transient}",
+            f"  hard-gate fail {t.hard_gate_failures} | unapproved attempted/executed "
+            f"{t.unapproved_attempts}/{t.unapproved_executions}",
+            f"  gate {s.gate.verdict} ({s.gate.failure_rate:.1%}) | replay {_fidelity(r)}",
+        ]
+    return lines
+
+
 def results_table(results: Sequence[SessionResult]) -> Table:
     """One row per domain run."""
     table = Table(title="agentic-eval scorecards", title_justify="left")
-    for name in ("domain", "agent", "produced by", "approval"):
-        table.add_column(name, no_wrap=True)
-    for name in (
-        "passed",
-        "check failed",
-        "error",
-        "transient",
-        "hard-gate fail",
-        "unapproved attempted/executed",
-    ):
-        table.add_column(name, justify="right")
-    table.add_column("gate", no_wrap=True)
-    table.add_column("replay fidelity", no_wrap=True)
+    table.add_column("domain", overflow="fold")
+    table.add_column("agent", overflow="fold", max_width=32)
+    table.add_column("produced by", overflow="fold", max_width=24)
+    table.add_column("approval", no_wrap=True)
+    for name in ("passed", "check failed", "error", "transient", "hard-gate fail"):
+        table.add_column(name, justify="right", no_wrap=True, min_width=5)
+    table.add_column("unapproved att./exec.", justify="right", no_wrap=True, min_width=5)
+    table.add_column("gate", overflow="fold")
+    table.add_column("replay fidelity", overflow="fold")
     for r in results:
         s = r.run.scorecard
         t = s.totals
-        fidelity = "-"
-        if r.fidelity is not None:
-            mark = "reproduced" if r.reproduced else "NOT REPRODUCED"
-            fidelity = f"{r.fidelity[0]}/{r.fidelity[1]} {mark}"
+        fidelity = _fidelity(r)
         table.add_row(
             s.domain,
             s.produced_by.agent,
@@ -102,7 +124,11 @@ def print_results(
     """The table, then per run: hard-gate failures, errors, replay problems (all failing cases
     with ``verbose``)."""
     console = console or _stdout()
-    console.print(results_table(results))
+    if console.width >= WIDE:
+        console.print(results_table(results))
+    else:
+        for line in results_lines(results):
+            console.print(line, markup=False, highlight=False)
     for r in results:
         s = r.run.scorecard
         failing = [c for c in s.cases if c.outcome.kind != "passed" or c.hard_gate_failed]
