@@ -90,7 +90,7 @@ def results_table(results: Sequence[SessionResult]) -> Table:
     table = Table(title="agentic-eval scorecards", title_justify="left")
     table.add_column("domain", overflow="fold")
     table.add_column("agent", overflow="fold", max_width=32)
-    table.add_column("produced by", overflow="fold", max_width=24)
+    table.add_column("produced by", overflow="fold", max_width=40)
     table.add_column("approval", no_wrap=True)
     for name in ("passed", "check failed", "error", "transient", "hard-gate fail"):
         table.add_column(name, justify="right", no_wrap=True, min_width=5)
