@@ -84,6 +84,20 @@ class ModelBackend(ABC):
     async def start_case(self, domain: str, case_id: str) -> None:  # noqa: B027
         """Called before a case's first request (replay loads its transcript here)."""
 
+    def review(self, transcript: Transcript) -> tuple[Transcript, bool | None]:
+        """Look at a judged transcript before it is final (replay compares it with the recording).
+
+        Returns:
+            The transcript (possibly with a changed verdict) and, for replay, whether the
+            recorded verdict was reproduced exactly (None for other backends).
+        """
+        return transcript, None
+
+    def transcript_ref(self, domain: str, case_id: str) -> str | None:
+        """Where this backend keeps the case's transcript file, if it has one (for the store)."""
+        del domain, case_id
+        return None
+
     async def finish_case(self, transcript: Transcript) -> None:  # noqa: B027
         """Called with the case's transcript once it is judged (record writes it here)."""
 

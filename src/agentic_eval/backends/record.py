@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentic_eval.backends.base import BackendInfo, CallContext, ModelBackend
-from agentic_eval.backends.recordings import write_transcript
+from agentic_eval.backends.recordings import transcript_path, write_transcript
 from agentic_eval.core.model import ModelRequest, ModelResponse
 from agentic_eval.core.transcript import Transcript
 
@@ -21,7 +21,6 @@ class RecordingBackend(ModelBackend):
     def __init__(self, inner: ModelBackend, root: Path) -> None:
         self.inner = inner
         self.root = root
-        self.written: list[Path] = []
 
     async def complete(self, request: ModelRequest, call: CallContext) -> ModelResponse:
         """Ask the wrapped backend."""
@@ -35,10 +34,14 @@ class RecordingBackend(ModelBackend):
         """Forward to the wrapped backend."""
         await self.inner.start_case(domain, case_id)
 
+    def transcript_ref(self, domain: str, case_id: str) -> str | None:
+        """The transcript file this backend writes for the case."""
+        return str(transcript_path(self.root, domain, self.info().agent, case_id))
+
     async def finish_case(self, transcript: Transcript) -> None:
         """Write the transcript (atomically)."""
         await self.inner.finish_case(transcript)
-        self.written.append(write_transcript(self.root, transcript))
+        write_transcript(self.root, transcript)
 
     async def aclose(self) -> None:
         """Close the wrapped backend."""

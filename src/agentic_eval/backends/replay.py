@@ -15,7 +15,8 @@ from agentic_eval.backends.base import BackendInfo, CallContext, ModelBackend, R
 from agentic_eval.backends.recordings import RecordingError, list_transcripts, read_transcript
 from agentic_eval.core.canonical import describe_difference, first_difference, value_at
 from agentic_eval.core.model import ModelRequest, ModelResponse
-from agentic_eval.core.transcript import Transcript, response_key
+from agentic_eval.core.results import Outcome
+from agentic_eval.core.transcript import Transcript, Verdict, response_key
 
 
 class ReplayBackend(ModelBackend):
@@ -74,6 +75,33 @@ class ReplayBackend(ModelBackend):
         """The transcript of ``case_id`` while its case runs (None if missing or invalid)."""
         return self.transcripts.get(case_id)
 
+    def transcript_ref(self, domain: str, case_id: str) -> str | None:
+        """The recording replayed for the case."""
+        del domain
+        path = self.paths.get(case_id)
+        return str(path) if path is not None else None
+
+    def review(self, transcript: Transcript) -> tuple[Transcript, bool | None]:
+        """Compare the live transcript with the recording.
+
+        A trace that leaves the recording (turns, tool calls, policy events, output) turns the
+        verdict into ``error`` naming the first differing field; the second value says whether
+        the recorded verdict was reproduced exactly.
+        """
+        recorded = self.transcripts.get(transcript.case_id)
+        if recorded is None:
+            return transcript, False
+        outcome = transcript.verdict.outcome
+        if not (outcome.kind == "error" and outcome.reason.startswith("replay")):
+            message = _trace_divergence(recorded, transcript)
+            if message is not None:
+                verdict = Verdict(
+                    outcome=Outcome(kind="error", reason=message, where="trace"),
+                    checks=transcript.verdict.checks,
+                )
+                transcript = transcript.model_copy(update={"verdict": verdict})
+        return transcript, transcript.verdict == recorded.verdict
+
     async def start_case(self, domain: str, case_id: str) -> None:
         """Read and validate the case's transcript (one at a time keeps the heap small)."""
         del domain
@@ -123,3 +151,17 @@ def _request_difference(t: Transcript, turn: int, request: ModelRequest) -> str:
         )
     was, now = value_at(recorded, path), value_at(request, path)
     return f"{head}, field request.{path}: {describe_difference(was, now)}"
+
+
+def _trace_divergence(recorded: Transcript, live: Transcript) -> str | None:
+    """The first field where the live trace leaves the recorded one (not the verdict)."""
+    for name in ("turns", "tool_calls", "policy_events", "output"):
+        path = first_difference(getattr(recorded, name), getattr(live, name), name)
+        if path is not None:
+            was = value_at(recorded.model_dump(mode="json"), path)
+            now = value_at(live.model_dump(mode="json"), path)
+            return (
+                f"replay diverged: case {live.case_id}, field {path}: "
+                f"{describe_difference(was, now)}"
+            )
+    return None

@@ -13,8 +13,6 @@ from agentic_eval._version import __version__
 from agentic_eval.agent.approval import ApprovalCheckpoint
 from agentic_eval.agent.loop import AgentRun, Limits, run_agent
 from agentic_eval.backends.base import AuthenticationFailed, CallContext, ModelBackend
-from agentic_eval.backends.replay import ReplayBackend
-from agentic_eval.core.canonical import describe_difference, first_difference, value_at
 from agentic_eval.core.results import ApprovalMode, CheckResult, Outcome
 from agentic_eval.core.scorecard import CaseResult, ProducedBy, Scorecard
 from agentic_eval.core.transcript import Provenance, Transcript, Verdict
@@ -123,23 +121,6 @@ def _judge(
     return outcome, tuple(checks)
 
 
-def _replay_divergence(recorded: Transcript, live: Transcript) -> str | None:
-    """The first field where the live trace leaves the recorded one (not the verdict)."""
-    fields = ("turns", "tool_calls", "policy_events", "output")
-    for name in fields:
-        path = first_difference(getattr(recorded, name), getattr(live, name), name)
-        if path is not None:
-            was, now = (
-                value_at(recorded.model_dump(mode="json"), path),
-                value_at(live.model_dump(mode="json"), path),
-            )
-            return (
-                f"replay diverged: case {live.case_id}, field {path}: "
-                f"{describe_difference(was, now)}"
-            )
-    return None
-
-
 async def run_case(
     domain: Domain[Any], case: CaseSpec, backend: ModelBackend, settings: RunSettings
 ) -> CaseRun:
@@ -189,9 +170,7 @@ async def run_case(
         output=run.output.model_dump(mode="json") if run.output is not None else None,
         verdict=Verdict(outcome=outcome, checks=checks),
     )
-    reproduced: bool | None = None
-    if isinstance(backend, ReplayBackend):
-        transcript, reproduced = _compare_with_recording(backend, transcript)
+    transcript, reproduced = backend.review(transcript)
     await backend.finish_case(transcript)
     return CaseRun(
         transcript=transcript,
@@ -201,21 +180,6 @@ async def run_case(
         output_tokens=run.output_tokens,
         reproduced=reproduced,
     )
-
-
-def _compare_with_recording(backend: ReplayBackend, live: Transcript) -> tuple[Transcript, bool]:
-    recorded = backend.recorded(live.case_id)
-    if recorded is None:
-        return live, False
-    if live.verdict.outcome.kind != "error" or not live.verdict.outcome.reason.startswith("replay"):
-        message = _replay_divergence(recorded, live)
-        if message is not None:
-            verdict = Verdict(
-                outcome=Outcome(kind="error", reason=message, where="trace"),
-                checks=live.verdict.checks,
-            )
-            live = live.model_copy(update={"verdict": verdict})
-    return live, live.verdict == recorded.verdict
 
 
 CaseCallback = Callable[[CaseRun], None]

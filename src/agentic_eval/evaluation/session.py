@@ -8,6 +8,7 @@ import json
 import time
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -84,18 +85,13 @@ async def run_session(
             leaves other cases' recordings alone).
     """
     produced = produced_by(backend, settings.approval_mode)
-    run_id = store.start_run(domain.name, produced, mode, _now())
+    run_id = store.start_run(domain.name, produced, mode, datetime.now(UTC))
     recorder = backend if isinstance(backend, RecordingBackend) else None
 
     buffer = SampleBuffer(store, run_id)
 
     def persist(case_run: CaseRun) -> None:
-        ref = None
-        if recorder is not None:
-            folder = agent_dir(recorder.root, domain.name, produced.agent)
-            ref = str(folder / f"{case_run.result.case_id}.json")
-        elif isinstance(backend, ReplayBackend):
-            ref = str(backend.directory / f"{case_run.result.case_id}.json")
+        ref = backend.transcript_ref(domain.name, case_run.result.case_id)
         buffer.add(sample_row(case_run, ref))
         if on_case is not None:
             on_case(case_run)
@@ -158,12 +154,6 @@ class SampleBuffer:
             self.store.add_samples(self.run_id, self.rows)
             self.rows = []
         self.since = time.monotonic()
-
-
-def _now() -> Any:
-    from datetime import UTC, datetime
-
-    return datetime.now(UTC)
 
 
 def _compare(directory: Path, scorecard: Scorecard, full: bool) -> tuple[bool, str]:
