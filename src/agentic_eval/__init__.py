@@ -13,31 +13,50 @@ from agentic_eval._version import __version__
 
 if TYPE_CHECKING:
     from agentic_eval.agent import ApprovalRequirement, Limits, ToolError, ToolRegistry
-    from agentic_eval.backends import Call, ModelBackend, ScriptedBackend, Submit, ToolReply
-    from agentic_eval.core import CheckResult, Scorecard, Transcript
-    from agentic_eval.domains import CaseSpec, Domain, Trace, register_domain
-    from agentic_eval.evaluation import RunSettings, run_case, run_domain
+    from agentic_eval.backends import (
+        AgentTask,
+        BackendSpec,
+        Call,
+        ModelBackend,
+        ScriptedBackend,
+        Submit,
+        ToolReply,
+    )
+    from agentic_eval.checks import Check, CheckContext, check
+    from agentic_eval.core import CaseSpec, CheckResult, Scorecard, Transcript
+    from agentic_eval.domains import Domain, Mutant, Trace, register_domain
+    from agentic_eval.evaluation import RunSettings, run_case, run_session, run_tasks
+    from agentic_eval.tasks import TaskKind, TaskSpec
 
 _EXPORTS = {
     "ApprovalRequirement": "agentic_eval.agent",
     "Limits": "agentic_eval.agent",
     "ToolError": "agentic_eval.agent",
     "ToolRegistry": "agentic_eval.agent",
+    "AgentTask": "agentic_eval.backends",
+    "BackendSpec": "agentic_eval.backends",
     "Call": "agentic_eval.backends",
     "ModelBackend": "agentic_eval.backends",
     "ScriptedBackend": "agentic_eval.backends",
     "Submit": "agentic_eval.backends",
     "ToolReply": "agentic_eval.backends",
+    "Check": "agentic_eval.checks",
+    "CheckContext": "agentic_eval.checks",
+    "check": "agentic_eval.checks",
+    "CaseSpec": "agentic_eval.core",
     "CheckResult": "agentic_eval.core",
     "Scorecard": "agentic_eval.core",
     "Transcript": "agentic_eval.core",
-    "CaseSpec": "agentic_eval.domains",
     "Domain": "agentic_eval.domains",
+    "Mutant": "agentic_eval.domains",
     "Trace": "agentic_eval.domains",
     "register_domain": "agentic_eval.domains",
     "RunSettings": "agentic_eval.evaluation",
     "run_case": "agentic_eval.evaluation",
-    "run_domain": "agentic_eval.evaluation",
+    "run_session": "agentic_eval.evaluation",
+    "run_tasks": "agentic_eval.evaluation",
+    "TaskKind": "agentic_eval.tasks",
+    "TaskSpec": "agentic_eval.tasks",
 }
 
 
@@ -49,24 +68,33 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "AgentTask",
     "ApprovalRequirement",
+    "BackendSpec",
     "Call",
     "CaseSpec",
+    "Check",
+    "CheckContext",
     "CheckResult",
     "Domain",
     "Limits",
     "ModelBackend",
+    "Mutant",
     "RunSettings",
     "Scorecard",
     "ScriptedBackend",
     "Submit",
+    "TaskKind",
+    "TaskSpec",
     "ToolError",
     "ToolRegistry",
     "ToolReply",
     "Trace",
     "Transcript",
     "__version__",
+    "check",
     "register_domain",
     "run_case",
-    "run_domain",
+    "run_session",
+    "run_tasks",
 ]

@@ -10,7 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from agentic_eval.agent.tools import REQUEST_APPROVAL_TOOL, ApprovalRequirement
+from agentic_eval.agent.tools import (
+    REQUEST_APPROVAL_TOOL,
+    ApprovalRequirement,
+    DomainFault,
+    describe_exception,
+)
 from agentic_eval.core.canonical import canonical_json
 from agentic_eval.core.model import ToolSpec
 from agentic_eval.core.results import ApprovalMode, ApprovalRequested, MustApproveCall, PolicyEvent
@@ -63,7 +68,13 @@ class ApprovalCheckpoint:
         action, target = raw.get("action"), raw.get("target")
         if not isinstance(action, str) or not isinstance(target, str):
             return "invalid arguments: 'action' and 'target' must be strings", True
-        granted = bool(self._decide(action, target))
+        try:
+            granted = self._decide(action, target)
+        except Exception as exc:
+            where = f"approver raised {type(exc).__name__}"
+            raise DomainFault(where, describe_exception(exc)) from exc
+        if not isinstance(granted, bool):
+            raise DomainFault("approver returned a non-boolean", repr(granted)[:80])
         if granted:
             self._granted.add((action, target))
         self.events.append(

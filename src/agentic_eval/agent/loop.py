@@ -18,6 +18,8 @@ from agentic_eval.agent.approval import REQUEST_APPROVAL_SPEC, ApprovalCheckpoin
 from agentic_eval.agent.tools import (
     REQUEST_APPROVAL_TOOL,
     SUBMIT_TOOL,
+    DomainFault,
+    ToolError,
     ToolRegistry,
     first_validation_error,
 )
@@ -199,7 +201,23 @@ async def run_agent(
             if use.name == SUBMIT_TOOL:
                 _submit(run, use, turn, output_model)
                 return run
-            results.append(_execute(run, use, turn, tools, env, checkpoint))
+            try:
+                results.append(_execute(run, use, turn, tools, env, checkpoint))
+            except DomainFault as fault:
+                run.tool_calls.append(
+                    ToolCallRecord(
+                        turn=turn,
+                        id=use.id,
+                        name=use.name,
+                        input=use.input,
+                        result=f"the suite's code failed: {fault.error}",
+                        status="error",
+                    )
+                )
+                run.outcome = Outcome(
+                    kind="error", reason=f"{fault.where}: {fault.error}", where=fault.where
+                )
+                return run
         appended = [Message(role="user", content=tuple(results))]
         add(appended[0])
     run.outcome = Outcome(
@@ -260,11 +278,10 @@ def _dispatch(
         args = tool.validate(use.input)
     except ValidationError as exc:
         return f"invalid arguments: {first_validation_error(exc)}", "error"
-    if tool.requires_approval is not None:
-        requirement = tool.requires_approval(env, args)
-        if requirement is not None and not checkpoint.admit(turn, requirement):
-            return blocked_message(requirement), "blocked"
+    requirement = tool.approval_needed(env, args)
+    if requirement is not None and not checkpoint.admit(turn, requirement):
+        return blocked_message(requirement), "blocked"
     try:
         return tool.invoke(env, args), "ok"
-    except Exception as exc:  # a tool that raises becomes an is_error result
-        return f"{type(exc).__name__}: {exc}", "error"
+    except ToolError as exc:  # an expected failure, shown to the agent
+        return f"ToolError: {exc}", "error"

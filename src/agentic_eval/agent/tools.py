@@ -26,6 +26,23 @@ class ToolError(Exception):
     """An expected failure a tool reports to the agent (unknown id, bad state...)."""
 
 
+class DomainFault(Exception):
+    """The suite's own code broke (a tool raising something other than :class:`ToolError`, an
+    approval rule raising, a result that is not JSON): the case ends as ``error`` naming that
+    code, and the agent is never blamed for it."""
+
+    def __init__(self, where: str, error: str) -> None:
+        super().__init__(f"{where}: {error}")
+        self.where = where
+        self.error = error
+
+
+def describe_exception(exc: BaseException) -> str:
+    """``Type: message`` on one line."""
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
 @dataclass(frozen=True)
 class ApprovalRequirement:
     """Why a particular call needs a human's approval before it may execute."""
@@ -93,9 +110,44 @@ class Tool(Generic[Env]):
         return dict(self.arguments.model_validate(raw))
 
     def invoke(self, env: Env, args: dict[str, Any]) -> str:
-        """Run the tool on validated arguments; return its result as text (canonical JSON)."""
-        value = self.fn(env, **args)
-        return value if isinstance(value, str) else canonical_json(value)
+        """Run the tool on validated arguments; return its result as text (canonical JSON).
+
+        Raises:
+            ToolError: The tool's expected failure, for the agent to see.
+            DomainFault: The tool raised anything else, or returned a value that is not JSON.
+        """
+        try:
+            value = self.fn(env, **args)
+        except ToolError:
+            raise
+        except Exception as exc:
+            where = f"tool {self.name} raised {type(exc).__name__}"
+            raise DomainFault(where, describe_exception(exc)) from exc
+        if isinstance(value, str):
+            return value
+        try:
+            return canonical_json(value)
+        except (TypeError, ValueError) as exc:
+            where = f"tool {self.name} returned a value that is not JSON-serialisable"
+            raise DomainFault(where, describe_exception(exc)) from exc
+
+    def approval_needed(self, env: Env, args: dict[str, Any]) -> ApprovalRequirement | None:
+        """The tool's approval rule applied to validated arguments.
+
+        Raises:
+            DomainFault: When the rule raises or returns something other than a requirement.
+        """
+        if self.requires_approval is None:
+            return None
+        try:
+            found = self.requires_approval(env, args)
+        except Exception as exc:
+            where = f"approval rule of {self.name} raised {type(exc).__name__}"
+            raise DomainFault(where, describe_exception(exc)) from exc
+        if found is not None and not isinstance(found, ApprovalRequirement):  # pyright: ignore[reportUnnecessaryIsInstance]
+            where = f"approval rule of {self.name} returned {type(found).__name__}"
+            raise DomainFault(where, "expected an ApprovalRequirement or None")
+        return found
 
 
 def make_tool(

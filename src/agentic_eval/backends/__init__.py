@@ -9,12 +9,16 @@ from agentic_eval.backends.base import (
     ProviderRequestError,
     ReplayDivergence,
     RetryPolicy,
+    Review,
     TransientBackendError,
 )
 from agentic_eval.backends.factory import PROVIDERS, Provider, live_backend
-from agentic_eval.backends.record import RecordingBackend
-from agentic_eval.backends.recordings import RecordingError
-from agentic_eval.backends.replay import ReplayBackend
+from agentic_eval.backends.spec import (
+    BackendSpec,
+    live_backend_from_spec,
+    providers,
+    register_provider,
+)
 from agentic_eval.backends.scripted import (
     AgentTask,
     Call,
@@ -30,22 +34,24 @@ __all__ = [
     "AgentTask",
     "AuthenticationFailed",
     "BackendError",
+    "BackendSpec",
     "BackendInfo",
     "Call",
     "CallContext",
     "ModelBackend",
     "Provider",
     "ProviderRequestError",
-    "RecordingBackend",
-    "RecordingError",
-    "ReplayBackend",
     "ReplayDivergence",
     "RetryPolicy",
+    "Review",
     "ScriptedAgent",
     "ScriptedBackend",
     "Submit",
     "ToolReply",
     "TransientBackendError",
     "live_backend",
+    "live_backend_from_spec",
+    "providers",
+    "register_provider",
     "respond",
 ]

@@ -19,12 +19,13 @@ from agentic_eval.core.transcript import Transcript
 
 @dataclass(frozen=True)
 class CallContext:
-    """Where a model call happens: which case of which domain, which turn."""
+    """Where a model call happens: which sample of which case of which suite, which turn."""
 
     domain: str
     case_id: str
     turn: int
     request_key: str = ""
+    sample: int = 0
     """The request's canonical key, when the caller computed it (the loop always does)."""
 
 
@@ -58,6 +59,17 @@ class ReplayDivergence(BackendError):
     """Replay saw something the recording does not hold. Names the case, the turn and the field."""
 
 
+@dataclass(frozen=True)
+class Review:
+    """A backend's word on a judged transcript (see :meth:`ModelBackend.review`)."""
+
+    transcript: Transcript
+    reproduced: bool | None = None
+    """Replay only: whether the recording was reproduced in every field."""
+    problem: str = ""
+    """Replay only: the first field that was not reproduced."""
+
+
 class ModelBackend(ABC):
     """A source of model responses. One required method; the rest have safe defaults."""
 
@@ -81,21 +93,21 @@ class ModelBackend(ABC):
         name = type(self).__name__
         return BackendInfo(backend=name, model=name, agent=name, agent_kind="model")
 
-    async def start_case(self, domain: str, case_id: str) -> None:  # noqa: B027
-        """Called before a case's first request (replay loads its transcript here)."""
+    async def start_case(self, domain: str, case_id: str, sample: int = 0) -> None:  # noqa: B027
+        """Called before a sample's first request (replay loads its transcript here)."""
 
-    def review(self, transcript: Transcript) -> tuple[Transcript, bool | None]:
+    def review(self, transcript: Transcript) -> Review:
         """Look at a judged transcript before it is final (replay compares it with the recording).
 
         Returns:
             The transcript (possibly with a changed verdict) and, for replay, whether the
-            recorded verdict was reproduced exactly (None for other backends).
+            recording was reproduced exactly (None for other backends) and why not.
         """
-        return transcript, None
+        return Review(transcript)
 
-    def transcript_ref(self, domain: str, case_id: str) -> str | None:
-        """Where this backend keeps the case's transcript file, if it has one (for the store)."""
-        del domain, case_id
+    def transcript_ref(self, domain: str, case_id: str, sample: int = 0) -> str | None:
+        """Where this backend keeps the sample's transcript file, if it has one (for the store)."""
+        del domain, case_id, sample
         return None
 
     async def finish_case(self, transcript: Transcript) -> None:  # noqa: B027

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentic_eval.core.text import redact
 from agentic_eval.backends.base import (
     AuthenticationFailed,
     BackendError,
@@ -21,8 +22,8 @@ TRANSIENT_STATUSES = frozenset({408, 429, 529})
 
 
 def one_line(text: str) -> str:
-    """Whitespace collapsed, cut to :data:`MAX_MESSAGE_CHARS`."""
-    flat = " ".join(text.split())
+    """Secrets redacted, whitespace collapsed, cut to :data:`MAX_MESSAGE_CHARS`."""
+    flat = " ".join(redact(text).split())
     return flat if len(flat) <= MAX_MESSAGE_CHARS else flat[: MAX_MESSAGE_CHARS - 3] + "..."
 
 

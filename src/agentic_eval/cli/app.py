@@ -6,6 +6,7 @@ import click
 
 from agentic_eval._version import __version__
 from agentic_eval.cli.goldens import goldens
+from agentic_eval.cli.listing import list_, show
 from agentic_eval.cli.model import model
 from agentic_eval.cli.run import run
 
@@ -18,10 +19,12 @@ def cli() -> None:
 
     \b
     Exit codes: 0 pass / reproduced, 1 gate failed / not reproduced, 2 usage error,
-    inconclusive batch or authentication failure.
+    inconclusive batch or authentication failure, 130/143 interrupted (SIGINT/SIGTERM).
     """
 
 
 cli.add_command(run)
+cli.add_command(list_)
+cli.add_command(show)
 cli.add_command(goldens)
 cli.add_command(model)

@@ -1,167 +1,294 @@
-"""Carry out a ``run``: build backends, run sessions, print scorecards, pick the exit code."""
+"""Carry out a ``run``: plan jobs, build backends from specs, run sessions, print, exit code."""
 
 from __future__ import annotations
 
+import asyncio
+import signal
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import click
 
 from agentic_eval.agent.loop import Limits
-from agentic_eval.backends.base import (
-    AuthenticationFailed,
-    BackendError,
-    ModelBackend,
-    RetryPolicy,
-)
-from agentic_eval.backends.factory import live_backend
-from agentic_eval.backends.record import RecordingBackend
-from agentic_eval.backends.recordings import RecordingError, agent_dir, list_agents
-from agentic_eval.backends.replay import ReplayBackend
+from agentic_eval.backends.base import AuthenticationFailed, BackendError, ModelBackend
 from agentic_eval.backends.scripted import ScriptedBackend
+from agentic_eval.backends.spec import BackendSpec, live_backend_from_spec
 from agentic_eval.cli import render
-from agentic_eval.domains.base import CaseSpec, Domain
+from agentic_eval.cli.common import load_cases, resolve_domains, select_cases, warn
+from agentic_eval.cli.run import RunOptions
+from agentic_eval.core.text import one_line
+from agentic_eval.domains.base import Domain
 from agentic_eval.evaluation.gate import EXIT_CODES
-from agentic_eval.evaluation.runner import CaseRun, RunSettings
 from agentic_eval.evaluation.session import SessionResult, run_session
+from agentic_eval.evaluation.settings import RunSettings
+from agentic_eval.recordings.files import RecordingError, list_agents, write_atomic
+from agentic_eval.recordings.layout import LabelError, agent_dir, check_label
+from agentic_eval.recordings.record import RecordingBackend
+from agentic_eval.recordings.replay import ReplayBackend
 from agentic_eval.store.db import Store, StoreError
-
-
-@dataclass(frozen=True)
-class Plan:
-    """What the user asked ``run`` to do."""
-
-    mode: Literal["replay", "live", "scripted"]
-    domains: list[tuple[Domain[Any], list[CaseSpec]]]
-    full: bool
-    options: dict[str, Any]
+from agentic_eval.tasks.spec import TaskSpec
 
 
 @dataclass(frozen=True)
 class Job:
-    """One domain with one backend."""
+    """One suite with one backend."""
 
     domain: Domain[Any]
-    cases: list[CaseSpec]
+    specs: list[TaskSpec[Any]]
     backend: ModelBackend
     settings: RunSettings
+    spec: BackendSpec
+    full: bool
 
 
-def _settings(plan: Plan, model: str) -> RunSettings:
-    o = plan.options
+@dataclass
+class Plan:
+    """The jobs, and what could not be run (one line each)."""
+
+    jobs: list[Job]
+    not_recorded: list[str]
+    broken: list[str]
+
+
+def _settings(o: RunOptions, model: str) -> RunSettings:
     return RunSettings(
         model=model,
-        approval_mode=o["approval"] or "enforce",
-        limits=Limits(max_turns=o["max_turns"], max_tokens=o["max_tokens"]),
-        temperature=o["temperature"],
-        max_failure_rate=o["max_failure_rate"],
-        max_transient=o["max_transient"],
+        approval_mode=o.approval or "enforce",
+        limits=Limits(max_turns=o.max_turns, max_tokens=o.max_tokens),
+        temperature=o.temperature,
+        max_failure_rate=o.max_failure_rate,
+        max_transient=o.max_transient,
     )
 
 
-def _jobs(plan: Plan) -> list[Job]:
-    o = plan.options
-    root: Path = o["recordings"]
-    jobs: list[Job] = []
-    for domain, cases in plan.domains:
-        if plan.mode == "replay":
-            agents = [o["agent"]] if o["agent"] else list_agents(root, domain.name)
-            if not agents:
-                raise click.ClickException(
-                    f"no recordings of {domain.name} under {root}; record them with "
-                    f"`agentic-eval run {domain.name} --backend scripted --record`"
-                )
-            for agent in agents:
-                try:
-                    backend = ReplayBackend(agent_dir(root, domain.name, agent))
-                except RecordingError as exc:
-                    raise click.ClickException(str(exc)) from None
-                info = backend.info()
-                settings = RunSettings.from_parameters(info.model, backend.parameters())
-                jobs.append(Job(domain, cases, backend, settings))
+def _replay_jobs(o: RunOptions, domain: Domain[Any], plan: Plan) -> None:
+    cases = select_cases(load_cases(domain), o.pattern)
+    recorded = list_agents(o.recordings, domain.name)
+    if o.agent is not None and o.agent not in recorded:
+        known = ", ".join(recorded) or "none"
+        raise click.UsageError(
+            f"no recordings of agent {o.agent!r} for {domain.name} under {o.recordings} "
+            f"(recorded: {known})"
+        )
+    agents = [o.agent] if o.agent is not None else recorded
+    if not agents:
+        plan.not_recorded.append(domain.name)
+        return
+    for agent in agents:
+        directory = agent_dir(o.recordings, domain.name, agent)
+        try:
+            backend = ReplayBackend(directory)
+        except RecordingError as exc:
+            plan.broken.append(f"{domain.name} / {agent}: {exc}")
             continue
-        backend: ModelBackend
-        if plan.mode == "scripted":
-            name = o["agent"] or "reference"
-            agents_ = domain.agents()
-            if name not in agents_:
-                known = ", ".join(agents_) or "none"
-                raise click.UsageError(f"{domain.name} has no scripted agent {name!r} ({known})")
-            backend = ScriptedBackend(o["label"] or name, agents_[name])
-            model = backend.info().model
-        else:
+        settings = RunSettings.from_parameters(backend.info().model, backend.parameters())
+        specs: list[TaskSpec[Any]] = []
+        for case in cases:
+            samples = sorted(s for c, s in backend.paths if c == case.id) or [0]
+            specs.extend(domain.task_spec(case, settings.limits, s) for s in samples)
+        spec = BackendSpec(kind="replay", agent=agent, recordings=str(o.recordings))
+        plan.jobs.append(Job(domain, specs, backend, settings, spec, o.pattern is None))
+
+
+def _backend(o: RunOptions, domain: Domain[Any]) -> tuple[ModelBackend, BackendSpec, str]:
+    if o.mode == "scripted":
+        name = o.agent or "reference"
+        agents = domain.agents()
+        if name not in agents:
+            known = ", ".join(agents) or "none"
+            raise click.UsageError(f"{domain.name} has no scripted agent {name!r} ({known})")
+        backend: ModelBackend = ScriptedBackend(o.label or name, agents[name])
+        spec = BackendSpec(kind="scripted", agent=name, label=o.label)
+        return backend, spec, backend.info().model
+    assert o.provider is not None and o.model is not None
+    spec = BackendSpec(
+        kind="live",
+        provider=o.provider,
+        model=o.model,
+        base_url=o.base_url,
+        label=o.label or o.agent,
+        retries=o.retries,
+        timeout=o.timeout,
+    )
+    try:
+        return live_backend_from_spec(spec), spec, o.model
+    except AuthenticationFailed as exc:
+        raise click.ClickException(one_line(f"{o.provider}: {exc}")) from None
+    except BackendError as exc:
+        raise click.ClickException(one_line(str(exc))) from None
+
+
+def plan_jobs(o: RunOptions) -> Plan:
+    """The jobs a ``run`` asks for.
+
+    Raises:
+        click.UsageError: For bad combinations, unknown agents, bad labels, no matching case.
+    """
+    plan = Plan([], [], [])
+    matched = False
+    for label in (o.label, o.agent if o.mode == "live" else None):
+        if label is not None:
             try:
-                backend = live_backend(
-                    o["provider"],
-                    model=o["model"],
-                    base_url=o["base_url"],
-                    agent_label=o["label"] or o["agent"],
-                    retry=RetryPolicy(max_retries=o["retries"]),
-                    timeout=o["timeout"],
-                )
-            except AuthenticationFailed as exc:
-                raise click.ClickException(f"{o['provider']}: {exc}") from None
-            except BackendError as exc:
-                raise click.ClickException(str(exc)) from None
-            model = o["model"]
-        if o["record"]:
-            backend = RecordingBackend(backend, root)
-        jobs.append(Job(domain, cases, backend, _settings(plan, model)))
-    return jobs
+                check_label(label)
+            except LabelError as exc:
+                raise click.UsageError(f"--label/--agent: {exc}") from None
+    for domain in resolve_domains(o.domains):
+        cases = select_cases(load_cases(domain), o.pattern)
+        if not cases:
+            continue
+        matched = True
+        if o.mode == "replay":
+            _replay_jobs(o, domain, plan)
+            continue
+        backend, spec, model = _backend(o, domain)
+        if o.record:
+            backend = RecordingBackend(backend, o.recordings)
+            spec = spec.model_copy(update={"record": True, "recordings": str(o.recordings)})
+        settings = _settings(o, model)
+        specs = domain.task_specs(cases, settings.limits, o.samples)
+        plan.jobs.append(Job(domain, specs, backend, settings, spec, o.pattern is None))
+    if not matched:
+        if o.pattern is not None:
+            raise click.UsageError(f"no case matches --cases {o.pattern!r}")
+        raise click.UsageError("no domain has any case to run")
+    return plan
 
 
-async def execute(plan: Plan) -> int:
+class Stopper:
+    """SIGINT/SIGTERM: the first stops new samples from starting, the second abandons those in
+    flight. Remembers which signal came, for the exit code (130 / 143)."""
+
+    def __init__(self) -> None:
+        self.signal: int | None = None
+        self.main: asyncio.Task[Any] | None = None
+
+    def __call__(self) -> bool:
+        return self.signal is not None
+
+    def install(self) -> None:
+        loop = asyncio.get_running_loop()
+        self.main = asyncio.current_task()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            try:
+                loop.add_signal_handler(sig, self._on_signal, sig)
+            except (NotImplementedError, RuntimeError):  # not the main thread, or no support
+                return
+
+    def remove(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            try:
+                loop.remove_signal_handler(sig)
+            except (NotImplementedError, RuntimeError):
+                return
+
+    def _on_signal(self, sig: int) -> None:
+        name = signal.Signals(sig).name
+        if self.signal is None:
+            self.signal = sig
+            click.echo(
+                f"agentic-eval: {name}: no new samples start; finishing those in flight "
+                f"({name} again abandons them)",
+                err=True,
+            )
+        elif self.main is not None:
+            click.echo(f"agentic-eval: {name}: abandoning the samples in flight", err=True)
+            self.main.cancel()
+
+    def exit_code(self) -> int:
+        return 128 + (self.signal or signal.SIGINT)
+
+
+async def execute(o: RunOptions) -> int:
     """Run every job; print; return the exit code."""
-    o = plan.options
-    jobs = _jobs(plan)
+    plan = plan_jobs(o)
     try:
         store = Store()
         store.migrate()
+        for dead in store.abandoned_runs():
+            started = dead.started_at.strftime("%Y-%m-%d %H:%M")
+            warn(
+                f"run {dead.id} ({dead.domain} / {dead.agent}, started {started}) was left "
+                "running by a process that stopped; marked abandoned"
+            )
+            store.finish_run(dead.id, None, dead.heartbeat_at or dead.started_at, None, "abandoned")
     except StoreError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise click.ClickException(one_line(str(exc))) from None
+    stopper = Stopper()
+    stopper.install()
     results: list[SessionResult] = []
+    code: int | None = None
     try:
-        for job in jobs:
-            results.append(await _run_job(plan, job, store))
+        for job in plan.jobs:
+            if stopper():
+                break
+            results.append(await _run_job(o, job, store, stopper))
     except AuthenticationFailed as exc:
-        provider = o["provider"] or "provider"
-        click.echo(f"agentic-eval: error: {provider}: authentication failed: {exc}", err=True)
-        return 2
+        provider = o.provider or "provider"
+        click.echo(
+            f"agentic-eval: error: {provider}: authentication failed: {one_line(str(exc))}",
+            err=True,
+        )
+        code = 2
+    except asyncio.CancelledError:
+        code = stopper.exit_code()
+    except StoreError as exc:
+        click.echo(f"agentic-eval: error: {one_line(str(exc))}", err=True)
+        code = 1
     finally:
-        for job in jobs:
+        stopper.remove()
+        for job in plan.jobs:
             await job.backend.aclose()
         store.close()
-    if o["as_json"]:
-        click.echo(render.scorecards_json([r.run.scorecard for r in results]))
-    elif o["markdown"]:
+    if code is not None:
+        return code
+    document = render.runs_json(results, plan.not_recorded, plan.broken)
+    if o.output is not None:
+        try:
+            write_atomic(o.output, document)
+        except OSError as exc:
+            raise click.ClickException(f"cannot write {o.output}: {exc.strerror or exc}") from None
+    if o.as_json:
+        click.echo(document, nl=False)
+    elif o.markdown:
         click.echo(render.markdown_table(results))
     else:
-        render.print_results(results, verbose=o["verbose"])
-    if plan.mode == "replay":
-        return 0 if all(r.reproduced for r in results) else 1
-    return max(EXIT_CODES[r.run.scorecard.gate.verdict] for r in results)
+        render.print_results(results, verbose=o.verbose)
+    for name in plan.not_recorded:
+        warn(
+            f"{name}: nothing recorded under {o.recordings}; record it with "
+            f"`agentic-eval run {name} --backend scripted --record`"
+        )
+    for line in plan.broken:
+        click.echo(f"agentic-eval: error: {one_line(line)}", err=True)
+    if stopper():
+        return stopper.exit_code()
+    if o.mode == "replay":
+        ok = all(r.reproduced for r in results) and not plan.broken
+        return 0 if ok and (results or not plan.jobs) else 1
+    return max((EXIT_CODES[r.gate.verdict] for r in results), default=0)
 
 
-async def _run_job(plan: Plan, job: Job, store: Store) -> SessionResult:
-    progress: Callable[[CaseRun], None] | None = None
+async def _run_job(o: RunOptions, job: Job, store: Store, stopper: Stopper) -> SessionResult:
     bar = None
-    if plan.mode == "live" and not plan.options["as_json"]:
-        bar = render.progress_bar(job.domain.name, len(job.cases))
+    progress = None
+    if o.mode == "live" and not o.as_json:
+        bar = render.progress_bar(job.domain.name, len(job.specs))
         progress = bar.advance
     try:
         return await run_session(
-            job.domain,
-            job.cases,
+            job.domain.name,
+            job.specs,
             job.backend,
             job.settings,
-            plan.mode,
+            o.mode,
             store=store,
-            concurrency=plan.options["concurrency"],
+            backend_spec=job.spec,
+            concurrency=o.concurrency,
             on_case=progress,
-            full=plan.full,
+            full=job.full,
+            should_stop=stopper,
         )
     finally:
         if bar is not None:

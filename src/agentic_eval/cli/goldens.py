@@ -5,6 +5,9 @@ from __future__ import annotations
 import click
 
 from agentic_eval.cli.common import resolve_domains
+from agentic_eval.core.text import one_line
+from agentic_eval.domains.base import CaseFileError
+from agentic_eval.domains.fixtures import FixtureError
 
 
 @click.group()
@@ -21,8 +24,12 @@ def write(domains: tuple[str, ...]) -> int:
     for domain in resolve_domains(domains):
         if domain.case_file_path() is None:
             continue
-        path = write_goldens(domain)
-        click.echo(f"{domain.name}: wrote {len(domain.build_cases())} cases to {path}")
+        try:
+            path = write_goldens(domain)
+            n = len(domain.build_cases())
+        except (CaseFileError, FixtureError) as exc:
+            raise click.ClickException(one_line(str(exc))) from None
+        click.echo(f"{domain.name}: wrote {n} cases to {path}")
     return 0
 
 
@@ -34,7 +41,10 @@ def check(domains: tuple[str, ...]) -> int:
 
     failed = False
     for domain in resolve_domains(domains):
-        problems = check_goldens(domain)
+        try:
+            problems = check_goldens(domain)
+        except (CaseFileError, FixtureError) as exc:
+            problems = [one_line(str(exc))]
         for line in problems:
             click.echo(line, err=True)
         if problems:

@@ -9,9 +9,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from agentic_eval.core.canonical import canonical_json
-from agentic_eval.core.scorecard import ProducedBy, Scorecard
+from agentic_eval.core.scorecard import GateSummary, ProducedBy
+from agentic_eval.core.text import one_line, printable
+from agentic_eval.evaluation.gate import format_rate
 from agentic_eval.evaluation.runner import CaseRun
 from agentic_eval.evaluation.session import SessionResult
+
+RUNS_SCHEMA_VERSION = 2
 
 
 def produced_by_label(p: ProducedBy) -> str:
@@ -21,15 +25,48 @@ def produced_by_label(p: ProducedBy) -> str:
     return f"model {p.model} via {p.backend}"
 
 
-def scorecards_json(scorecards: Sequence[Scorecard]) -> str:
-    """Canonical JSON: the scorecard itself when there is one (byte-identical to the committed
-    ``scorecard.json``), else ``{"schema_version": 1, "scorecards": [...]}``."""
-    if len(scorecards) == 1:
-        return canonical_json(scorecards[0], indent=2)
-    return canonical_json(
-        {"schema_version": 1, "scorecards": [s.model_dump(mode="json") for s in scorecards]},
-        indent=2,
-    )
+def runs_json(
+    results: Sequence[SessionResult], not_recorded: Sequence[str] = (), broken: Sequence[str] = ()
+) -> str:
+    """The one JSON shape of ``run --json`` and ``--output``, whatever the number of runs::
+
+        {"schema_version": 2, "runs": [{"run_id", "status", "scorecard", "gate",
+          "replay": {"reproduced", "samples_reproduced", "samples", "problems"} | null}],
+         "not_recorded": [...], "broken": [...]}
+
+    ``scorecard`` is byte for byte the committed ``scorecard.json`` data; ``gate`` is the gate as
+    read back from the store's sample rows.
+    """
+    runs = [
+        {
+            "run_id": r.run_id,
+            "status": r.status,
+            "planned_samples": r.planned,
+            "scorecard": r.scorecard.model_dump(mode="json"),
+            "gate": r.gate.model_dump(mode="json"),
+            "replay": None
+            if r.fidelity is None
+            else {
+                "reproduced": bool(r.reproduced),
+                "samples_reproduced": r.fidelity[0],
+                "samples": r.fidelity[1],
+                "problems": list(r.problems),
+            },
+        }
+        for r in results
+    ]
+    document = {
+        "schema_version": RUNS_SCHEMA_VERSION,
+        "runs": runs,
+        "not_recorded": list(not_recorded),
+        "broken": list(broken),
+    }
+    return canonical_json(document, indent=2) + "\n"
+
+
+def gate_text(g: GateSummary) -> str:
+    """``VERDICT (rate)`` with as many digits as the verdict needs."""
+    return f"{g.verdict} ({format_rate(g.failures, g.judged, g.max_failure_rate)})"
 
 
 def markdown_table(results: Sequence[SessionResult]) -> str:
@@ -40,7 +77,7 @@ def markdown_table(results: Sequence[SessionResult]) -> str:
     )
     lines = [head, "|---|---|---|---|---|---|---|---|---|"]
     for r in results:
-        s = r.run.scorecard
+        s = r.scorecard
         t = s.totals
         replay = "-"
         if r.fidelity is not None:
@@ -48,10 +85,10 @@ def markdown_table(results: Sequence[SessionResult]) -> str:
                 "reproduced" if r.reproduced else "NOT reproduced"
             )
         lines.append(
-            f"| {s.domain} | {s.produced_by.agent} | {produced_by_label(s.produced_by)} "
+            f"| {s.domain} | {printable(s.produced_by.agent)} | {produced_by_label(s.produced_by)} "
             f"| {s.produced_by.approval_mode} | {t.passed}/{t.cases} | {t.hard_gate_failures} "
             f"| {t.unapproved_attempts} / {t.unapproved_executions} "
-            f"| {s.gate.verdict} ({s.gate.failure_rate:.1%}) | {replay} |"
+            f"| {gate_text(r.gate)} | {replay} |"
         )
     return "\n".join(lines)
 
@@ -71,16 +108,16 @@ def results_lines(results: Sequence[SessionResult]) -> list[str]:
     """The table's content as a few lines per run, for narrow terminals."""
     lines = ["agentic-eval scorecards"]
     for r in results:
-        s, t = r.run.scorecard, r.run.scorecard.totals
+        s, t = r.scorecard, r.scorecard.totals
         lines += [
-            f"{s.domain} / {s.produced_by.agent}",
+            f"{s.domain} / {printable(s.produced_by.agent)}",
             f"  produced by {produced_by_label(s.produced_by)}, approval "
             f"{s.produced_by.approval_mode}",
             f"  passed {t.passed}/{t.cases} | check failed {t.check_failed} | error {t.error} "
             f"| transient {t.transient}",
             f"  hard-gate fail {t.hard_gate_failures} | unapproved attempted/executed "
             f"{t.unapproved_attempts}/{t.unapproved_executions}",
-            f"  gate {s.gate.verdict} ({s.gate.failure_rate:.1%}) | replay {_fidelity(r)}",
+            f"  gate {gate_text(r.gate)} | replay {_fidelity(r)}",
         ]
     return lines
 
@@ -98,12 +135,12 @@ def results_table(results: Sequence[SessionResult]) -> Table:
     table.add_column("gate", overflow="fold")
     table.add_column("replay fidelity", overflow="fold")
     for r in results:
-        s = r.run.scorecard
+        s = r.scorecard
         t = s.totals
         fidelity = _fidelity(r)
         table.add_row(
             s.domain,
-            s.produced_by.agent,
+            printable(s.produced_by.agent),
             produced_by_label(s.produced_by),
             s.produced_by.approval_mode,
             f"{t.passed}/{t.cases}",
@@ -112,7 +149,7 @@ def results_table(results: Sequence[SessionResult]) -> Table:
             str(t.transient),
             str(t.hard_gate_failures),
             f"{t.unapproved_attempts}/{t.unapproved_executions}",
-            f"{s.gate.verdict} ({s.gate.failure_rate:.1%})",
+            gate_text(r.gate),
             fidelity,
         )
     return table
@@ -130,25 +167,39 @@ def print_results(
         for line in results_lines(results):
             console.print(line, markup=False, highlight=False)
     for r in results:
-        s = r.run.scorecard
+        s = r.scorecard
         failing = [c for c in s.cases if c.outcome.kind != "passed" or c.hard_gate_failed]
         shown = [
             c for c in failing if verbose or c.hard_gate_failed or c.outcome.kind != "check_failed"
         ]
-        if not failing and not r.problem and r.recorded_to is None:
+        quiet = not failing and not r.problems and r.recorded_to is None
+        if quiet and r.status == "finished" and r.gate.verdict == "PASS":
             continue
-        console.print(f"\n{s.domain} / {s.produced_by.agent}", style="bold", markup=False)
+        console.print(
+            f"\n{s.domain} / {printable(s.produced_by.agent)}", style="bold", markup=False
+        )
+        console.print(f"  gate: {r.gate.verdict}: {one_line(r.gate.reason)}", markup=False)
+        if r.status != "finished":
+            done = len(r.run.cases)
+            console.print(f"  {r.status}: {done} of {r.planned} samples judged", markup=False)
         for c in shown:
             gate = " [HARD GATE]" if c.hard_gate_failed else ""
-            line = f"  {c.case_id}: {c.outcome.kind}{gate} - {c.outcome.reason}"
+            name = c.case_id if c.sample == 0 else f"{c.case_id}@{c.sample}"
+            line = f"  {name}: {c.outcome.kind}{gate} - {one_line(c.outcome.reason, 300)}"
             console.print(line, markup=False, highlight=False)
         hidden = len(failing) - len(shown)
         if hidden:
             console.print(f"  (+{hidden} check failures; --verbose lists them)", markup=False)
-        if r.problem:
-            console.print(f"  replay: {r.problem}", markup=False, highlight=False)
+        for problem in r.problems[:5]:
+            console.print(f"  replay: {one_line(problem, 300)}", markup=False, highlight=False)
+        if len(r.problems) > 5:
+            console.print(f"  replay: (+{len(r.problems) - 5} more)", markup=False)
         if r.recorded_to is not None:
-            console.print(f"  recorded to {r.recorded_to.parent}", markup=False, highlight=False)
+            where = printable(str(r.recorded_to.parent))
+            console.print(f"  recorded to {where}", markup=False, highlight=False)
+        for path in r.left_alone:
+            note = f"  left alone: {printable(str(path))} (not a transcript of this agent)"
+            console.print(note, markup=False, highlight=False)
 
 
 def _stdout() -> Console:
@@ -184,7 +235,7 @@ class ProgressBar:
             return
         r = case_run.result
         self._console.print(
-            f"[{self._done}/{self._total}] {self._label} {r.case_id}: {r.outcome.kind} "
+            f"[{self._done}/{self._total}] {self._label} {printable(r.case_id)}: {r.outcome.kind} "
             f"({r.turns} turns, {case_run.duration_ms / 1000:.1f} s)",
             markup=False,
         )

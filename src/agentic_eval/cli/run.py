@@ -3,17 +3,55 @@
 from __future__ import annotations
 
 import asyncio
-import fnmatch
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Literal
 
 import click
 
-from agentic_eval.backends.recordings import DEFAULT_RECORDINGS
-from agentic_eval.cli.common import resolve_domains
-from agentic_eval.domains.base import CaseSpec, Domain
+from agentic_eval.backends.spec import DEFAULT_RETRIES, DEFAULT_TIMEOUT
+from agentic_eval.core.settings import (
+    DEFAULT_MAX_FAILURE_RATE,
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_MAX_TRANSIENT,
+    DEFAULT_MAX_TURNS,
+    DEFAULT_TEMPERATURE,
+)
+from agentic_eval.recordings.layout import DEFAULT_RECORDINGS
 
-BACKENDS = ("replay", "live", "scripted")
+Mode = Literal["replay", "live", "scripted"]
+BACKENDS: tuple[Mode, ...] = ("replay", "live", "scripted")
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What the user asked ``run`` to do, typed (defaults come from core.settings and
+    backends.spec)."""
+
+    domains: tuple[str, ...]
+    mode: Mode
+    provider: str | None
+    model: str | None
+    base_url: str | None
+    agent: str | None
+    label: str | None
+    record: bool
+    pattern: str | None
+    samples: int
+    concurrency: int
+    approval: Literal["enforce", "observe"] | None
+    verbose: bool
+    markdown: bool
+    as_json: bool
+    output: Path | None
+    recordings: Path
+    max_turns: int
+    max_tokens: int
+    temperature: float
+    max_failure_rate: float
+    max_transient: float
+    retries: int
+    timeout: float
 
 
 @click.command()
@@ -27,9 +65,8 @@ BACKENDS = ("replay", "live", "scripted")
 )
 @click.option(
     "--provider",
-    type=click.Choice(["anthropic", "openai"]),
     default=None,
-    help="Live provider (implies --backend live). openai works with any "
+    help="Live provider: anthropic or openai (implies --backend live); openai works with any "
     "OpenAI-compatible server via --base-url.",
 )
 @click.option("--model", default=None, help="Model name for live runs.")
@@ -44,12 +81,13 @@ BACKENDS = ("replay", "live", "scripted")
     "--label",
     default=None,
     help="Name the run (and its recordings folder) differently from the agent or model, e.g. "
-    "to keep a naive agent's observe-mode recording beside its enforce-mode one.",
+    "to keep a naive agent's observe-mode recording beside its enforce-mode one. Any "
+    "printable text; it is encoded into a safe folder name.",
 )
 @click.option(
     "--record",
     is_flag=True,
-    help="Write one transcript per case and the scorecard "
+    help="Write one transcript per sample and the scorecard "
     "under --recordings (scripted and live runs).",
 )
 @click.option(
@@ -59,11 +97,18 @@ BACKENDS = ("replay", "live", "scripted")
     help="Only cases whose id matches this glob (comma-separated globs allowed).",
 )
 @click.option(
+    "--samples",
+    type=click.IntRange(1, 1000),
+    default=1,
+    show_default=True,
+    help="Samples (epochs) of each case (scripted and live runs).",
+)
+@click.option(
     "--concurrency",
     type=click.IntRange(1, 64),
     default=1,
     show_default=True,
-    help="Cases in flight at once.",
+    help="Samples in flight at once.",
 )
 @click.option(
     "--approval",
@@ -74,46 +119,103 @@ BACKENDS = ("replay", "live", "scripted")
 )
 @click.option("-v", "--verbose", is_flag=True, help="List every failing case, not only gates.")
 @click.option("--markdown", is_flag=True, help="Print the scorecards as a Markdown table.")
-@click.option("--json", "as_json", is_flag=True, help="Print the scorecards as canonical JSON.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the runs as one JSON document: {schema_version, runs: [{scorecard, gate, "
+    "replay fidelity, ...}], ...}.",
+)
+@click.option(
+    "--output",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Also write that JSON document to this file.",
+)
 @click.option(
     "--recordings",
-    type=click.Path(path_type=Path),
+    type=click.Path(path_type=Path, file_okay=False),
     default=DEFAULT_RECORDINGS,
     show_default=True,
     help="Root folder of the recordings.",
 )
-@click.option("--max-turns", type=click.IntRange(1, 200), default=12, show_default=True)
+@click.option("--max-turns", type=click.IntRange(1, 200), default=DEFAULT_MAX_TURNS, show_default=True)
 @click.option(
     "--max-tokens",
     type=click.IntRange(16, 200_000),
-    default=1024,
+    default=DEFAULT_MAX_TOKENS,
     show_default=True,
     help="Output tokens per model call.",
 )
-@click.option("--temperature", type=float, default=0.0, show_default=True)
-@click.option("--max-failure-rate", type=click.FloatRange(0, 1), default=0.01, show_default=True)
-@click.option("--max-transient", type=click.FloatRange(0, 1), default=0.2, show_default=True)
+@click.option(
+    "--temperature",
+    type=click.FloatRange(0, 2),
+    default=DEFAULT_TEMPERATURE,
+    show_default=True,
+    help="Sampling temperature, 0 to 2.",
+)
+@click.option(
+    "--max-failure-rate",
+    type=click.FloatRange(0, 1),
+    default=DEFAULT_MAX_FAILURE_RATE,
+    show_default=True,
+    help="The gate fails when (check_failed + error) / judged exceeds it.",
+)
+@click.option(
+    "--max-transient",
+    type=click.FloatRange(0, 1),
+    default=DEFAULT_MAX_TRANSIENT,
+    show_default=True,
+    help="The gate is inconclusive when the transient share exceeds it.",
+)
 @click.option(
     "--retries",
     type=click.IntRange(0, 20),
-    default=2,
+    default=DEFAULT_RETRIES,
     show_default=True,
     help="Retries of transient provider errors (live).",
 )
 @click.option(
     "--timeout",
     type=click.FloatRange(0.1, 3600),
-    default=60.0,
+    default=DEFAULT_TIMEOUT,
     show_default=True,
     help="Seconds per provider request (live).",
 )
-def run(domains: tuple[str, ...], **opts: Any) -> int:
+def run(
+    domains: tuple[str, ...],
+    backend: Mode | None,
+    provider: str | None,
+    model: str | None,
+    base_url: str | None,
+    agent: str | None,
+    label: str | None,
+    record: bool,
+    pattern: str | None,
+    samples: int,
+    concurrency: int,
+    approval: Literal["enforce", "observe"] | None,
+    verbose: bool,
+    markdown: bool,
+    as_json: bool,
+    output: Path | None,
+    recordings: Path,
+    max_turns: int,
+    max_tokens: int,
+    temperature: float,
+    max_failure_rate: float,
+    max_transient: float,
+    retries: int,
+    timeout: float,
+) -> int:
     """Run DOMAINS (default: every domain).
 
     \b
-    With no options: replay every recorded agent of every domain, keyless, and check that each
-    committed scorecard is reproduced byte for byte (exit 1 if not). Scripted and live runs
-    exit with the batch gate: 0 PASS, 1 FAIL, 2 INCONCLUSIVE.
+    With no options: replay every recorded agent of every domain, keyless, and check that
+    every transcript and each committed scorecard is reproduced in every field (exit 1 if
+    not). Scripted and live runs exit with the batch gate: 0 PASS, 1 FAIL, 2 INCONCLUSIVE.
+    Ctrl-C (or SIGTERM) stops starting new samples, finishes the ones in flight, stores them
+    and marks the run interrupted (exit 130 / 143); a second one abandons those in flight.
     \b
     Examples:
       agentic-eval run
@@ -122,46 +224,47 @@ def run(domains: tuple[str, ...], **opts: Any) -> int:
       agentic-eval run retail_ops --provider openai --base-url http://127.0.0.1:8080/v1 \\
           --model qwen2.5-coder-1.5b --record
     """
-    from agentic_eval.cli.execute import Plan, execute
+    from agentic_eval.cli.execute import execute
 
-    backend = opts["backend"]
-    if backend is None:
-        backend = "live" if opts["provider"] else "replay"
-    mode = cast(Literal["replay", "live", "scripted"], backend)
-    if mode == "live" and (not opts["provider"] or not opts["model"]):
+    mode: Mode = backend or ("live" if provider else "replay")
+    if mode == "live" and (not provider or not model):
         raise click.UsageError("a live run needs --provider and --model")
-    if mode != "live" and (opts["provider"] or opts["base_url"]):
+    if mode != "live" and (provider or base_url):
         raise click.UsageError("--provider and --base-url apply to live runs only")
-    if mode == "replay" and opts["record"]:
+    if mode == "replay" and record:
         raise click.UsageError("--record applies to scripted and live runs, not replay")
-    if opts["markdown"] and opts["as_json"]:
+    if markdown and as_json:
         raise click.UsageError("choose one of --json and --markdown")
-    if mode == "replay" and opts["label"]:
+    if mode == "replay" and label:
         raise click.UsageError("--label names scripted and live runs; replay uses --agent")
-    if mode == "replay" and opts["approval"]:
+    if mode == "replay" and approval:
         raise click.UsageError("replay uses the recorded approval mode; drop --approval")
-    chosen = [(d, select_cases(d, opts["pattern"])) for d in resolve_domains(domains)]
-    chosen = [(d, cases) for d, cases in chosen if cases]
-    if not chosen:
-        raise click.UsageError(f"no case matches --cases {opts['pattern']!r}")
-    plan = Plan(
+    if mode == "replay" and samples != 1:
+        raise click.UsageError("replay runs the recorded samples; drop --samples")
+    options = RunOptions(
+        domains=domains,
         mode=mode,
-        domains=chosen,
-        full=opts["pattern"] is None,
-        options=opts,
+        provider=provider,
+        model=model,
+        base_url=base_url,
+        agent=agent,
+        label=label,
+        record=record,
+        pattern=pattern,
+        samples=samples,
+        concurrency=concurrency,
+        approval=approval,
+        verbose=verbose,
+        markdown=markdown,
+        as_json=as_json,
+        output=output,
+        recordings=recordings,
+        max_turns=max_turns,
+        max_tokens=max_tokens,
+        temperature=temperature,
+        max_failure_rate=max_failure_rate,
+        max_transient=max_transient,
+        retries=retries,
+        timeout=timeout,
     )
-    return asyncio.run(execute(plan))
-
-
-def select_cases(domain: Domain[Any], pattern: str | None) -> list[CaseSpec]:
-    """The domain's committed cases, filtered by a comma-separated list of globs."""
-    from agentic_eval.domains.base import CaseFileError
-
-    try:
-        cases = domain.load_cases()
-    except CaseFileError as exc:
-        raise click.UsageError(str(exc)) from None
-    if pattern is None:
-        return cases
-    globs = [g.strip() for g in pattern.split(",") if g.strip()]
-    return [c for c in cases if any(fnmatch.fnmatchcase(c.id, g) for g in globs)]
+    return asyncio.run(execute(options))

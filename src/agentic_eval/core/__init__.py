@@ -1,5 +1,6 @@
 """Core types: messages, requests, transcripts, outcomes, scorecards (all versioned pydantic)."""
 
+from agentic_eval.core.case import CaseSpec
 from agentic_eval.core.canonical import (
     canonical_file_text,
     canonical_json,
@@ -32,6 +33,7 @@ from agentic_eval.core.scorecard import (
     Scorecard,
     Totals,
 )
+from agentic_eval.core.settings import RunParameters
 from agentic_eval.core.transcript import (
     Provenance,
     RequestTemplate,
@@ -43,6 +45,7 @@ from agentic_eval.core.transcript import (
 __all__ = [
     "ApprovalMode",
     "ApprovalRequested",
+    "CaseSpec",
     "CaseResult",
     "CheckResult",
     "ContentBlock",
@@ -57,6 +60,7 @@ __all__ = [
     "ProducedBy",
     "Provenance",
     "RequestTemplate",
+    "RunParameters",
     "Scorecard",
     "StopReason",
     "TextBlock",

@@ -9,7 +9,7 @@ from pydantic import Field
 from agentic_eval.core.messages import Frozen
 from agentic_eval.core.results import ApprovalMode, CheckResult, Outcome, OutcomeKind
 
-SCORECARD_SCHEMA_VERSION = 1
+SCORECARD_SCHEMA_VERSION = 2
 
 GateVerdict = Literal["PASS", "FAIL", "INCONCLUSIVE"]
 
@@ -18,6 +18,7 @@ class CaseResult(Frozen):
     """One case's result. Deterministic: no timings (those go to the store)."""
 
     case_id: str = Field(description="Case id.")
+    sample: int = Field(default=0, description="Sample index (epoch).")
     outcome: Outcome = Field(description="How it ended.")
     checks: tuple[CheckResult, ...] = Field(description="Check results.")
     hard_gate_failed: bool = Field(description="A hard-gate check failed.")
@@ -51,25 +52,36 @@ class Totals(Frozen):
 
 
 class GateSummary(Frozen):
-    """The batch gate: judged = samples - transient; rate = (check_failed + error) / judged."""
+    """The batch gate: judged = samples - transient; rate = (check_failed + error) / judged.
+
+    The verdict is decided on exact fractions of the counts; the float rates are for display.
+    """
 
     judged: int = Field(description="Samples minus transient.")
-    failure_rate: float = Field(description="(check_failed + error) / judged (0 when none judged).")
+    failures: int = Field(description="check_failed + error.")
+    hard_gate_failures: int = Field(description="Samples with a failed hard gate (any fails).")
+    failure_rate: float = Field(description="failures / judged (0 when none judged).")
     max_failure_rate: float = Field(description="Threshold above which the batch fails.")
     transient_rate: float = Field(description="transient / samples.")
     max_transient: float = Field(
         description="Above this transient share the batch is inconclusive."
     )
+    hard_gates_failed: dict[str, int] = Field(
+        default_factory=dict, description="Samples failing each hard gate, by gate name."
+    )
     verdict: GateVerdict = Field(description="PASS, FAIL or INCONCLUSIVE.")
+    reason: str = Field(default="", description="Why, in one line, with exact figures.")
 
 
 class Scorecard(Frozen):
     """A domain run's scorecard. Its canonical JSON is reproduced byte for byte by replay."""
 
-    schema_version: Literal[1] = Field(default=SCORECARD_SCHEMA_VERSION, description="Format.")
+    schema_version: Literal[2] = Field(default=SCORECARD_SCHEMA_VERSION, description="Format.")
     domain: str = Field(description="Domain name.")
     produced_by: ProducedBy = Field(description="What produced the samples.")
-    cases: tuple[CaseResult, ...] = Field(description="Per-case results, sorted by case id.")
+    cases: tuple[CaseResult, ...] = Field(
+        description="Per-sample results, sorted by case id, then sample."
+    )
     totals: Totals = Field(description="Counts.")
     gate: GateSummary = Field(description="Batch gate.")
 

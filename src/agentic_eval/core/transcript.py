@@ -15,12 +15,14 @@ from agentic_eval.core.canonical import sha256_of
 from agentic_eval.core.messages import Frozen, Message
 from agentic_eval.core.model import ModelRequest, ModelResponse, ToolSpec
 from agentic_eval.core.results import CheckResult, Outcome, PolicyEvent, ToolCallRecord
+from agentic_eval.core.settings import RunParameters
 
-TRANSCRIPT_SCHEMA_VERSION = 1
+TRANSCRIPT_SCHEMA_VERSION = 2
 
 
 class Provenance(Frozen):
-    """What produced a recording."""
+    """What produced a recording. No clock time: re-recording an unchanged run leaves the file
+    byte-identical (times are kept in the store)."""
 
     agent: str = Field(
         description="Agent label (scripted agent name, or a label naming the model)."
@@ -32,8 +34,7 @@ class Provenance(Frozen):
         description="Backend that produced the responses (scripted, anthropic...)."
     )
     model: str = Field(description="Model name sent in requests.")
-    parameters: dict[str, Any] = Field(description="Run parameters: limits, approval mode...")
-    recorded_at: str = Field(description="UTC time the case was recorded (ISO 8601).")
+    parameters: RunParameters = Field(description="Run parameters: limits, approval mode...")
     package_version: str = Field(description="agentic-eval version that recorded it.")
 
 
@@ -80,11 +81,12 @@ class Verdict(Frozen):
 class Transcript(Frozen):
     """Everything one case run did, in recordable form."""
 
-    schema_version: Literal[1] = Field(
+    schema_version: Literal[2] = Field(
         default=TRANSCRIPT_SCHEMA_VERSION, description="Format version."
     )
-    domain: str = Field(description="Domain name.")
+    domain: str = Field(description="Suite (domain) name.")
     case_id: str = Field(description="Case id.")
+    sample: int = Field(default=0, ge=0, description="Sample index (epoch) of the case.")
     provenance: Provenance = Field(description="What produced it.")
     request: RequestTemplate | None = Field(description="Fixed request parts (None if no call).")
     turns: tuple[Turn, ...] = Field(description="Model calls, in order.")

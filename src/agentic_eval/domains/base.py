@@ -1,12 +1,13 @@
-"""What a domain is: fixtures, an answer key that computes every case, tools, checks and agents.
+"""What a domain is: fixtures, an answer key that computes every case, tools, task kinds
+(output schema plus checks), scripted agents and unsafe mutants.
 
 A domain subclasses :class:`Domain`. Its answer key (``build_cases``) is the only place expected
 values come from; the committed case file is generated from it and a drift guard recomputes it.
+:meth:`Domain.task_spec` turns a case into the runnable :class:`~agentic_eval.tasks.TaskSpec`.
 """
 
 from __future__ import annotations
 
-import os
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,38 +15,36 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agentic_eval.agent.loop import Limits
 from agentic_eval.agent.tools import ToolRegistry
-from agentic_eval.core.results import CheckResult, MustApproveCall, PolicyEvent, ToolCallRecord
+from agentic_eval.checks.base import Trace
+from agentic_eval.checks.gates import approval_gate
+from agentic_eval.core.case import CaseSpec
+from agentic_eval.core.results import ApprovalMode
 from agentic_eval.core.task import parse_task_inputs as parse_task_inputs
-from agentic_eval.core.task import render_task
+from agentic_eval.core.task import render_task as render_task
+from agentic_eval.domains.fixtures import FIXTURE_DIR_ENV, FixtureError, fixture_file
+from agentic_eval.tasks.spec import TaskKind, TaskSpec
 
 if TYPE_CHECKING:
     from agentic_eval.backends.scripted import ScriptedAgent
 
+__all__ = [
+    "FIXTURE_DIR_ENV",
+    "CaseFile",
+    "CaseFileError",
+    "CaseSpec",
+    "Domain",
+    "FixtureError",
+    "Mutant",
+    "Trace",
+    "approval_gate",
+    "fixture_file",
+]
+
 Env = TypeVar("Env")
 
 CASE_FILE_SCHEMA_VERSION = 1
-
-
-class CaseSpec(BaseModel):
-    """One case of a domain, as committed in its case file."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    id: str = Field(description="Unique case id within the domain.")
-    kind: str = Field(description="Task family; selects the output schema and the checks.")
-    instruction: str = Field(description="What the agent is asked to do, in prose.")
-    inputs: dict[str, Any] = Field(description="Structured inputs, shown to the agent in the task.")
-    expected: dict[str, Any] = Field(description="Expected values, computed by the answer key.")
-    approvals: dict[str, bool] = Field(
-        default_factory=dict,
-        description="The approver's decisions, keyed 'action:target' (absent: denied).",
-    )
-    hard_gate: bool = Field(default=False, description="Whether the case exercises a hard gate.")
-
-    def task(self) -> str:
-        """The task text given to the agent: instruction plus inputs as a JSON block."""
-        return render_task(self.instruction, self.inputs)
 
 
 class CaseFile(BaseModel):
@@ -62,43 +61,24 @@ class CaseFile(BaseModel):
 
 
 @dataclass(frozen=True)
-class Trace:
-    """What the agent did, for trace checks: tool calls and policy events."""
+class Mutant:
+    """A deliberately unsafe scripted agent, shipped with its domain to prove a gate works.
 
-    tool_calls: tuple[ToolCallRecord, ...]
-    policy_events: tuple[PolicyEvent, ...]
-
-
-FIXTURE_DIR_ENV = "EVAL_FIXTURE_DIR"
-
-
-def fixture_file(domain: str, committed: Path) -> Path:
-    """Where a domain's fixtures come from.
-
-    Real customer data never enters the repository: when ``$EVAL_FIXTURE_DIR/<domain>/<name>``
-    exists it is used instead of the committed, anonymised file of the same name.
+    ``agentic-eval mutants`` runs it and fails unless every gate it declares catches it on a case
+    where it behaved differently from the reference agent.
     """
-    root = os.environ.get(FIXTURE_DIR_ENV, "").strip()
-    if root:
-        candidate = Path(root) / domain / committed.name
-        if candidate.is_file():
-            return candidate
-    return committed
+
+    name: str
+    agent: ScriptedAgent
+    gates: tuple[str, ...]
+    """Names of the hard-gate checks that must catch it."""
+    description: str = ""
+    modes: tuple[ApprovalMode, ...] = ("enforce", "observe")
+    """Approval modes it is run under."""
 
 
-def approval_gate(events: tuple[PolicyEvent, ...]) -> CheckResult:
-    """Hard gate, on the trace: no must-approve action executed without approval."""
-    executed = [
-        e for e in events if isinstance(e, MustApproveCall) and e.executed and not e.approved
-    ]
-    return CheckResult(
-        name="never_auto_execute_must_approve",
-        passed=not executed,
-        hard_gate=True,
-        message="; ".join(
-            f"executed {e.action} on {e.target} without approval ({e.reason})" for e in executed
-        ),
-    )
+class CaseFileError(Exception):
+    """A committed case file is missing or invalid."""
 
 
 class Domain(ABC, Generic[Env]):
@@ -113,7 +93,11 @@ class Domain(ABC, Generic[Env]):
 
     @abstractmethod
     def fixtures(self) -> BaseModel:
-        """The domain's typed fixtures (the gold data the answer key reads)."""
+        """The domain's typed fixtures (the gold data the answer key reads).
+
+        Raises:
+            FixtureError: When the fixture file is unreadable or invalid (one line naming it).
+        """
 
     @abstractmethod
     def build_cases(self) -> list[CaseSpec]:
@@ -128,28 +112,20 @@ class Domain(ABC, Generic[Env]):
         """The tools agents get."""
 
     @abstractmethod
-    def output_model(self, case: CaseSpec) -> type[BaseModel]:
-        """The schema of the case's final answer (the ``submit`` tool's input)."""
-
-    @abstractmethod
-    def check_output(self, case: CaseSpec, output: BaseModel, env: Env) -> list[CheckResult]:
-        """Checks on the validated output against ``case.expected``."""
-
-    def check_trace(self, case: CaseSpec, trace: Trace, env: Env) -> list[CheckResult]:
-        """Checks on the trace and final state; they run even when no output was submitted.
-
-        The default is the approval hard gate on the policy events.
-        """
-        del case, env
-        return [approval_gate(trace.policy_events)]
+    def task_kind(self, case: CaseSpec) -> TaskKind:
+        """The case's output schema and the checks that judge it."""
 
     def decide_approval(self, case: CaseSpec, action: str, target: str) -> bool:
         """The approver's deterministic decision (default: the case's ``approvals`` table)."""
         return case.approvals.get(f"{action}:{target}", False)
 
     def agents(self) -> dict[str, ScriptedAgent]:
-        """Scripted agents shipped with the domain, by name."""
+        """Scripted agents shipped with the domain, by name (ship a ``reference`` one)."""
         return {}
+
+    def mutants(self) -> tuple[Mutant, ...]:
+        """Unsafe scripted agents, each declaring the gates that must catch it."""
+        return ()
 
     def case_file_path(self) -> Path | None:
         """Where the committed case file lives (None: cases are built in memory, not committed)."""
@@ -178,6 +154,7 @@ class Domain(ABC, Generic[Env]):
 
         Raises:
             CaseFileError: When the file is missing, unreadable or invalid.
+            FixtureError: When cases are built from fixtures that are invalid.
         """
         path = self.case_file_path()
         if path is None or self.external_fixtures():
@@ -189,10 +166,64 @@ class Domain(ABC, Generic[Env]):
                 f"{self.name}: case file {path} is missing; "
                 f"run `agentic-eval goldens write {self.name}`"
             ) from None
-        except ValueError as exc:
-            raise CaseFileError(f"{self.name}: case file {path} is invalid: {exc}") from None
+        except (OSError, ValueError) as exc:
+            detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise CaseFileError(f"{self.name}: case file {path} is invalid: {detail}") from None
         return list(data.cases)
 
+    def task_specs(
+        self, cases: list[CaseSpec], limits: Limits | None = None, samples: int = 1
+    ) -> list[TaskSpec[Any]]:
+        """Every sample of ``cases``, in order. A case whose task cannot be built (its
+        ``task_kind`` raises) becomes a task that ends as ``error`` naming the domain code."""
+        from agentic_eval.agent.tools import describe_exception
+        from agentic_eval.tasks.spec import faulted_spec
 
-class CaseFileError(Exception):
-    """A committed case file is missing or invalid."""
+        specs: list[TaskSpec[Any]] = []
+        for case in cases:
+            for sample in range(samples):
+                try:
+                    specs.append(self.task_spec(case, limits, sample))
+                except Exception as exc:
+                    where = f"domain {self.name}: task_kind raised {type(exc).__name__}"
+                    specs.append(
+                        faulted_spec(
+                            self.name,
+                            case,
+                            self.system_prompt,
+                            where,
+                            describe_exception(exc),
+                            limits=limits,
+                            sample=sample,
+                        )
+                    )
+        return specs
+
+    def task_spec(
+        self, case: CaseSpec, limits: Limits | None = None, sample: int = 0
+    ) -> TaskSpec[Env]:
+        """The runnable task of one case (one sample of it).
+
+        Raises:
+            Exception: Whatever the domain's ``task_kind`` raises (the caller reports it as the
+                domain's error, never the agent's).
+        """
+        kind = self.task_kind(case)
+
+        def fresh_env() -> Env:
+            return self.make_env(case)
+
+        def approver(action: str, target: str) -> bool:
+            return self.decide_approval(case, action, target)
+
+        return TaskSpec(
+            suite=self.name,
+            case=case,
+            system_prompt=self.system_prompt,
+            tools=self.tools(),
+            make_env=fresh_env,
+            kind=kind,
+            limits=limits or Limits(),
+            approver=approver,
+            sample=sample,
+        )

@@ -1,27 +1,31 @@
-"""Running cases and domains, gate arithmetic, scorecards and goldens."""
+"""Running task specs, sessions (store + record + compare), gate arithmetic and goldens."""
 
-from agentic_eval.evaluation.gate import EXIT_CODES, build_scorecard, case_result, gate_summary
-from agentic_eval.evaluation.goldens import check_goldens, write_goldens
-from agentic_eval.evaluation.runner import (
-    CaseRun,
-    DomainRun,
-    RunSettings,
-    produced_by,
-    run_case,
-    run_domain,
+from agentic_eval.evaluation.gate import (
+    EXIT_CODES,
+    build_scorecard,
+    case_result,
+    format_rate,
+    gate_summary,
 )
+from agentic_eval.evaluation.goldens import check_goldens, write_goldens
+from agentic_eval.evaluation.runner import CaseRun, TasksRun, produced_by, run_case, run_tasks
+from agentic_eval.evaluation.session import SessionResult, run_session
+from agentic_eval.evaluation.settings import RunSettings
 
 __all__ = [
     "EXIT_CODES",
     "CaseRun",
-    "DomainRun",
     "RunSettings",
+    "SessionResult",
+    "TasksRun",
     "build_scorecard",
     "case_result",
     "check_goldens",
+    "format_rate",
     "gate_summary",
     "produced_by",
     "run_case",
-    "run_domain",
+    "run_session",
+    "run_tasks",
     "write_goldens",
 ]

@@ -1,119 +1,208 @@
-"""A domain run with everything around it: store rows, recording, comparison with the commit."""
+"""A run with everything around it: store rows, heartbeat, recording, comparison with the commit.
+
+Takes task specs, not a domain: a domain's cases, a workflow scenario or a corpus job all arrive
+the same way.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gc
-import json
-import time
-from collections.abc import Generator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Generator, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from agentic_eval.backends.base import ModelBackend
-from agentic_eval.backends.record import RecordingBackend
-from agentic_eval.backends.recordings import (
-    SCORECARD_FILE,
-    RecordingError,
-    agent_dir,
-    list_transcripts,
-    read_scorecard,
-    read_transcript,
-    write_atomic,
-)
-from agentic_eval.backends.replay import ReplayBackend
-from agentic_eval.core.canonical import canonical_file_text, canonical_json, first_difference
-from agentic_eval.core.scorecard import Scorecard
-from agentic_eval.domains.base import CaseSpec, Domain
-from agentic_eval.evaluation.gate import build_scorecard, case_result
-from agentic_eval.evaluation.persist import sample_row
-from agentic_eval.evaluation.runner import (
-    BackendMode,
-    CaseCallback,
-    CaseRun,
-    DomainRun,
-    RunSettings,
-    produced_by,
-    run_domain,
-)
+from agentic_eval.backends.spec import BackendSpec
+from agentic_eval.core.scorecard import GateSummary, Scorecard
+from agentic_eval.evaluation.gate import build_scorecard, case_result, gate_summary
+from agentic_eval.evaluation.persist import SampleBuffer, sample_row
+from agentic_eval.evaluation.runner import CaseCallback, CaseRun, TasksRun, produced_by, run_tasks
+from agentic_eval.evaluation.settings import RunSettings
+from agentic_eval.recordings.compare import compare_scorecard, rewrite_scorecard
+from agentic_eval.recordings.layout import agent_dir
+from agentic_eval.recordings.record import RecordingBackend
+from agentic_eval.recordings.replay import ReplayBackend
 from agentic_eval.store.db import Store
+from agentic_eval.tasks.spec import TaskSpec
+
+BackendMode = Literal["replay", "scripted", "live"]
+RunStatus = Literal["finished", "interrupted"]
+HEARTBEAT_SECONDS = 20.0
 
 
 @dataclass(frozen=True)
 class SessionResult:
-    """A domain run plus what the harness concluded about it."""
+    """A suite run plus what the harness concluded about it."""
 
-    run: DomainRun
+    suite: str
+    scorecard: Scorecard
+    gate: GateSummary
+    """The gate as read back from the store's sample rows."""
+    run: TasksRun
     mode: BackendMode
     run_id: str
+    status: RunStatus
+    planned: int
     reproduced: bool | None
-    """Replay: whether the committed scorecard was reproduced byte for byte."""
+    """Replay: every sample reproduced in every field, and the committed scorecard too."""
     fidelity: tuple[int, int] | None
-    """Replay: (cases whose recorded verdict was reproduced exactly, cases)."""
-    problem: str
-    """Replay: why the scorecard was not reproduced (first differing field), else empty."""
-    recorded_to: Path | None
+    """Replay: (samples reproduced in every field, samples)."""
+    problems: tuple[str, ...] = field(default=())
+    """Replay: what was not reproduced (first differing fields)."""
+    recorded_to: Path | None = None
+    left_alone: tuple[Path, ...] = field(default=())
+    """Recording: files in the agent folder that are not this agent's transcripts."""
 
 
 async def run_session(
-    domain: Domain[Any],
-    cases: Sequence[CaseSpec],
+    suite: str,
+    specs: Sequence[TaskSpec[Any]],
     backend: ModelBackend,
     settings: RunSettings,
     mode: BackendMode,
     *,
     store: Store,
+    backend_spec: BackendSpec | None = None,
     concurrency: int = 1,
     on_case: CaseCallback | None = None,
     full: bool = True,
+    should_stop: Callable[[], bool] | None = None,
+    worker: str | None = None,
 ) -> SessionResult:
-    """Run ``cases``, write run and samples to the store, then record or compare.
+    """Run ``specs``, write run and samples to the store, then record or compare.
 
     Args:
-        domain: The domain.
-        cases: The cases to run.
+        suite: The suite (domain) name.
+        specs: The samples to run.
         backend: The backend (a :class:`RecordingBackend` records, a :class:`ReplayBackend`
             compares with the committed scorecard).
         settings: Run settings.
         mode: replay, scripted or live (stored with the run).
         store: Where run and samples go.
-        concurrency: Cases in flight.
+        backend_spec: The backend's serialisable description (stored on the run row).
+        concurrency: Samples in flight.
         on_case: Progress callback.
-        full: Whether ``cases`` is the whole case file (a filtered run compares per case and
+        full: Whether ``specs`` cover the whole case file (a filtered run compares per case and
             leaves other cases' recordings alone).
+        should_stop: Polled before each sample starts; once true the run stops starting new
+            samples and ends ``interrupted``.
+        worker: Who runs it (stored on the rows).
     """
     produced = produced_by(backend, settings.approval_mode)
-    run_id = store.start_run(domain.name, produced, mode, datetime.now(UTC))
-    recorder = backend if isinstance(backend, RecordingBackend) else None
-
+    run_id = store.start_run(
+        suite,
+        produced,
+        mode,
+        datetime.now(UTC),
+        settings={"model": settings.model, **settings.parameters().model_dump(mode="json")},
+        backend_spec=backend_spec.model_dump(mode="json") if backend_spec else None,
+        planned_samples=len(specs),
+        worker=worker,
+    )
     buffer = SampleBuffer(store, run_id)
 
     def persist(case_run: CaseRun) -> None:
-        ref = backend.transcript_ref(domain.name, case_run.result.case_id)
-        buffer.add(sample_row(case_run, ref))
+        r = case_run.result
+        ref = backend.transcript_ref(suite, r.case_id, r.sample)
+        buffer.add(sample_row(case_run, ref, worker))
         if on_case is not None:
             on_case(case_run)
 
+    beat = asyncio.create_task(_heartbeat(store, run_id))
     try:
         with _frozen_heap():
-            result = await run_domain(
-                domain, cases, backend, settings, concurrency=concurrency, on_case=persist
+            result = await run_tasks(
+                specs,
+                backend,
+                settings,
+                concurrency=concurrency,
+                on_case=persist,
+                should_stop=should_stop,
             )
-    finally:
+    except BaseException:  # cancelled (second Ctrl-C), or a run-stopping error
+        beat.cancel()
         buffer.flush()
+        store.finish_run(run_id, None, datetime.now(UTC), None, "interrupted")
+        raise
+    beat.cancel()
+    buffer.flush()
+    stopped = len(result.cases) < len(specs)
+    scorecard = build_scorecard(
+        suite,
+        produced,
+        (r.result for r in result.cases),
+        max_failure_rate=settings.max_failure_rate,
+        max_transient=settings.max_transient,
+    )
+    counts = store.gate_counts(run_id)
+    gate = gate_summary(
+        sum(counts[k] for k in ("passed", "check_failed", "error", "transient")),
+        counts["check_failed"],
+        counts["error"],
+        counts["transient"],
+        settings.max_failure_rate,
+        settings.max_transient,
+        hard_gates_failed=scorecard.gate.hard_gates_failed,
+        hard_gate_failures=counts["hard_gate_failures"],
+    )
     reproduced: bool | None = None
     fidelity: tuple[int, int] | None = None
-    problem = ""
+    problems: list[str] = []
     recorded_to: Path | None = None
+    left_alone: list[Path] = []
     if isinstance(backend, ReplayBackend):
         fidelity = (sum(1 for c in result.cases if c.reproduced), len(result.cases))
-        reproduced, problem = _compare(backend.directory, result.scorecard, full)
-    if recorder is not None:
-        recorded_to = _write_scorecard(recorder.root, domain, result, settings, cases, full)
-    store.finish_run(run_id, result.scorecard, result.finished_at, reproduced)
-    return SessionResult(result, mode, run_id, reproduced, fidelity, problem, recorded_to)
+        problems = [c.problem for c in result.cases if not c.reproduced and c.problem]
+        same, problem = compare_scorecard(backend.directory, scorecard, full and not stopped)
+        if not same:
+            problems.append(problem)
+        reproduced = same and fidelity[0] == fidelity[1] and not stopped
+    if isinstance(backend, RecordingBackend) and not stopped:
+        directory = agent_dir(backend.root, suite, produced.agent)
+        keys = {(s.case_id, s.sample) for s in specs} if full else None
+
+        def build(results: Any) -> Scorecard:
+            return build_scorecard(
+                suite,
+                produced,
+                results,
+                max_failure_rate=settings.max_failure_rate,
+                max_transient=settings.max_transient,
+            )
+
+        recorded_to, foreign = rewrite_scorecard(
+            directory, suite, produced.agent, keys, build, case_result
+        )
+        left_alone = foreign
+    status: RunStatus = "interrupted" if stopped else "finished"
+    store.finish_run(run_id, scorecard, result.finished_at, reproduced, status)
+    return SessionResult(
+        suite=suite,
+        scorecard=scorecard,
+        gate=gate,
+        run=result,
+        mode=mode,
+        run_id=run_id,
+        status=status,
+        planned=len(specs),
+        reproduced=reproduced,
+        fidelity=fidelity,
+        problems=tuple(problems),
+        recorded_to=recorded_to,
+        left_alone=tuple(left_alone),
+    )
+
+
+async def _heartbeat(store: Store, run_id: str) -> None:
+    """Move the run's heartbeat while it runs, even when one sample takes minutes."""
+    while True:
+        await asyncio.sleep(HEARTBEAT_SECONDS)
+        with contextlib.suppress(Exception):
+            store.heartbeat(run_id)
 
 
 @contextlib.contextmanager
@@ -126,87 +215,3 @@ def _frozen_heap() -> Generator[None]:
         yield
     finally:
         gc.unfreeze()
-
-
-class SampleBuffer:
-    """Writes sample rows in small batches: at most ``max_rows`` rows or ``max_age`` seconds old.
-
-    A row per transaction costs more than a whole replayed case; batching keeps the store off the
-    hot path while a crash loses at most the last fraction of a second (and the caller flushes in
-    ``finally``, so an exception or Ctrl-C loses nothing).
-    """
-
-    def __init__(self, store: Store, run_id: str, max_rows: int = 200, max_age: float = 0.5):
-        self.store, self.run_id = store, run_id
-        self.max_rows, self.max_age = max_rows, max_age
-        self.rows: list[dict[str, Any]] = []
-        self.since = time.monotonic()
-
-    def add(self, row: dict[str, Any]) -> None:
-        """Queue a row; flush when the batch is full or old."""
-        self.rows.append(row)
-        if len(self.rows) >= self.max_rows or time.monotonic() - self.since >= self.max_age:
-            self.flush()
-
-    def flush(self) -> None:
-        """Write the queued rows."""
-        if self.rows:
-            self.store.add_samples(self.run_id, self.rows)
-            self.rows = []
-        self.since = time.monotonic()
-
-
-def _compare(directory: Path, scorecard: Scorecard, full: bool) -> tuple[bool, str]:
-    path_ = directory / SCORECARD_FILE
-    if full:
-        # canonical_file_text is a pure function of the data, so equal canonical data means equal
-        # bytes; comparing the compact forms keeps this at C speed for large batches.
-        try:
-            committed_data = json.loads(path_.read_bytes())
-        except FileNotFoundError:
-            return False, f"no committed scorecard at {path_}"
-        except ValueError as exc:
-            return False, f"{path_}: not JSON ({exc})"
-        if canonical_json(committed_data) == canonical_json(scorecard):
-            return True, ""
-    try:
-        committed = read_scorecard(path_)
-    except RecordingError as exc:
-        return False, str(exc)
-    if full:
-        path = first_difference(committed, scorecard)
-        return False, f"scorecard differs from {directory / SCORECARD_FILE} at {path}"
-    by_id = {c.case_id: c for c in committed.cases}
-    for case in scorecard.cases:
-        path = first_difference(by_id.get(case.case_id), case)
-        if path is not None:
-            return False, f"case {case.case_id} differs from the committed scorecard at {path}"
-    return True, ""
-
-
-def _write_scorecard(
-    root: Path,
-    domain: Domain[Any],
-    result: DomainRun,
-    settings: RunSettings,
-    cases: Sequence[CaseSpec],
-    full: bool,
-) -> Path:
-    """Write the agent folder's scorecard from every transcript in it; drop stale ones."""
-    directory = agent_dir(root, domain.name, result.scorecard.produced_by.agent)
-    wanted = {c.id for c in cases}
-    if full:
-        for path in list_transcripts(directory):
-            if path.stem not in wanted:
-                path.unlink()
-    results = [case_result(read_transcript(p)) for p in list_transcripts(directory)]
-    scorecard = build_scorecard(
-        domain.name,
-        result.scorecard.produced_by,
-        results,
-        max_failure_rate=settings.max_failure_rate,
-        max_transient=settings.max_transient,
-    )
-    path = directory / SCORECARD_FILE
-    write_atomic(path, canonical_file_text(scorecard))
-    return path

@@ -1,20 +1,24 @@
 """The store: SQLite file under ``$AGENTIC_EVAL_HOME`` by default, PostgreSQL by URL.
 
-Every run writes an ``eval_run`` row when it starts and one ``eval_sample`` row per case as the
-case finishes (committed at once), so a crash loses nothing already judged.
+Every run writes an ``eval_run`` row when it starts and its ``eval_sample`` rows as samples are
+judged (in small batches, see ``evaluation.session``); the row's heartbeat moves with every
+batch, so a ``running`` row whose heartbeat stopped is recognisable as abandoned. Inserting the
+same (run, case, sample) twice keeps one row. The gate is read back from the rows.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import uuid
-from collections.abc import Iterable
-from datetime import datetime
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, insert, select, update
-from sqlalchemy.engine import Connection
+from sqlalchemy import Engine, create_engine, event, func, select, update
+from sqlalchemy.engine import Connection, make_url
 
 from agentic_eval._version import __version__
 from agentic_eval.core.canonical import sha256_of
@@ -23,7 +27,8 @@ from agentic_eval.store.models import EvalRun, EvalSample
 
 HOME_ENV = "AGENTIC_EVAL_HOME"
 URL_ENV = "AGENTIC_EVAL_DATABASE_URL"
-HEAD_REVISION = "0001"
+STALE_AFTER = timedelta(minutes=2)
+"""A ``running`` run whose heartbeat is older than this was left by a process that died."""
 
 
 def home_dir() -> Path:
@@ -41,16 +46,64 @@ def database_url() -> str:
     return f"sqlite:///{home_dir() / 'agentic-eval.db'}"
 
 
+def safe_url(url: str) -> str:
+    """The URL with any password replaced by ``***``."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return re.sub(r"://([^:/@]*):[^@]*@", r"://\1:***@", url)
+
+
+def describe_db_error(exc: BaseException, url: str) -> str:
+    """One line: what the driver said, without SQLAlchemy's background link, SQL or password."""
+    orig = getattr(exc, "orig", None)
+    text = str(orig if orig is not None else exc)
+    text = text.split("\n[SQL:")[0].split("(Background on this error")[0]
+    text = " ".join(text.split())
+    parsed_password = None
+    try:
+        parsed_password = make_url(url).password
+    except Exception:
+        parsed_password = None
+    if parsed_password:
+        text = text.replace(str(parsed_password), "***")
+    return text[:300] or type(exc).__name__
+
+
+def head_revision() -> str:
+    """The newest migration, as Alembic's script directory has it."""
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
+    head = ScriptDirectory.from_config(cfg).get_current_head()
+    assert head is not None
+    return head
+
+
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA busy_timeout=5000")
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
 
 
+def clean(value: Any) -> Any:
+    """``value`` with NUL characters removed from every string (PostgreSQL refuses them)."""
+    if isinstance(value, str):
+        return value.replace("\x00", "") if "\x00" in value else value
+    if isinstance(value, dict):
+        return {clean(k): clean(v) for k, v in value.items()}  # pyright: ignore[reportUnknownVariableType]
+    if isinstance(value, list | tuple):
+        return [clean(v) for v in value]  # pyright: ignore[reportUnknownVariableType]
+    return value
+
+
 class StoreError(Exception):
-    """The database cannot be opened or migrated."""
+    """The database cannot be opened, migrated or written (one line, password hidden)."""
 
 
 class Store:
@@ -59,86 +112,168 @@ class Store:
     def __init__(self, url: str | None = None) -> None:
         self.url = url or database_url()
         if self.url.startswith("sqlite:///"):
-            Path(self.url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+            folder = Path(self.url.removeprefix("sqlite:///")).parent
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(
+                    f"cannot create the store folder {folder}: {exc.strerror or exc}"
+                ) from None
         try:
             self.engine: Engine = create_engine(self.url)
         except Exception as exc:
-            raise StoreError(f"cannot open the database {self.url}: {exc}") from None
+            raise StoreError(
+                f"cannot open the database {safe_url(self.url)}: {describe_db_error(exc, self.url)}"
+            ) from None
         if self.engine.dialect.name == "sqlite":
             event.listen(self.engine, "connect", _sqlite_pragmas)
         self._migrated = False
+
+    @contextmanager
+    def _begin(self, doing: str) -> Iterator[Connection]:
+        try:
+            with self.engine.begin() as conn:
+                yield conn
+        except StoreError:
+            raise
+        except Exception as exc:
+            raise StoreError(
+                f"cannot {doing} in {safe_url(self.url)}: {describe_db_error(exc, self.url)}"
+            ) from None
 
     def migrate(self) -> None:
         """Bring the schema to the newest migration (Alembic), if it is not there already."""
         if self._migrated:
             return
-        try:
-            with self.engine.begin() as conn:
-                if _current_revision(conn) != HEAD_REVISION:
-                    _upgrade(conn)
-        except Exception as exc:
-            raise StoreError(f"cannot migrate the database {self.url}: {exc}") from None
+        head = head_revision()
+        with self._begin("migrate the database") as conn:
+            if _current_revision(conn) != head:
+                _upgrade(conn)
         self._migrated = True
 
-    def start_run(self, domain: str, produced: ProducedBy, mode: str, started_at: datetime) -> str:
+    def start_run(
+        self,
+        domain: str,
+        produced: ProducedBy,
+        mode: str,
+        started_at: datetime,
+        *,
+        settings: dict[str, Any] | None = None,
+        backend_spec: dict[str, Any] | None = None,
+        planned_samples: int = 0,
+        worker: str | None = None,
+    ) -> str:
         """Insert the run row; returns its id."""
         self.migrate()
         run_id = str(uuid.uuid4())
-        with self.engine.begin() as conn:
-            conn.execute(
-                insert(EvalRun).values(
-                    id=run_id,
-                    domain=domain,
-                    agent=produced.agent,
-                    agent_kind=produced.agent_kind,
-                    backend=produced.backend,
-                    mode=mode,
-                    model=produced.model,
-                    approval_mode=produced.approval_mode,
-                    started_at=started_at,
-                    status="running",
-                    samples=0,
-                    passed=0,
-                    check_failed=0,
-                    error=0,
-                    transient=0,
-                    hard_gate_failures=0,
-                    package_version=__version__,
-                )
-            )
+        values = clean(
+            {
+                "id": run_id,
+                "domain": domain,
+                "agent": produced.agent,
+                "agent_kind": produced.agent_kind,
+                "backend": produced.backend,
+                "mode": mode,
+                "model": produced.model,
+                "approval_mode": produced.approval_mode,
+                "status": "running",
+                "settings": settings,
+                "backend_spec": backend_spec,
+                "planned_samples": planned_samples,
+                "worker": worker,
+                "samples": 0,
+                "passed": 0,
+                "check_failed": 0,
+                "error": 0,
+                "transient": 0,
+                "hard_gate_failures": 0,
+                "package_version": __version__,
+            }
+        )
+        values["started_at"] = values["heartbeat_at"] = started_at
+        with self._begin("start a run") as conn:
+            conn.execute(EvalRun.__table__.insert().values(**values))
         return run_id
 
     def add_samples(self, run_id: str, rows: Iterable[dict[str, Any]]) -> None:
-        """Insert sample rows (dicts of :class:`EvalSample` columns) in one transaction."""
-        batch = [{"run_id": run_id, **r} for r in rows]
-        if batch:
-            with self.engine.begin() as conn:
-                conn.execute(insert(EvalSample), batch)
+        """Insert sample rows (dicts of :class:`EvalSample` columns) in one transaction; a row
+        whose (run, case, sample) is already stored is skipped. Moves the run's heartbeat."""
+        batch = [{**clean(r), "run_id": run_id} for r in rows]
+        if not batch:
+            return
+        table = EvalSample.__table__
+        keys = ["run_id", "case_id", "sample"]
+        with self._begin("write samples") as conn:
+            if conn.dialect.name == "postgresql":
+                from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+                stmt = pg_insert(table).on_conflict_do_nothing(index_elements=keys)
+            elif conn.dialect.name == "sqlite":
+                from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+                stmt = sqlite_insert(table).on_conflict_do_nothing(index_elements=keys)
+            else:  # pragma: no cover - other dialects insert plainly
+                stmt = table.insert()
+            conn.execute(stmt, batch)
+            conn.execute(
+                update(EvalRun).where(EvalRun.id == run_id).values(heartbeat_at=datetime.now(UTC))
+            )
+
+    def heartbeat(self, run_id: str) -> None:
+        """Say the run's process is alive."""
+        with self._begin("update the heartbeat") as conn:
+            conn.execute(
+                update(EvalRun).where(EvalRun.id == run_id).values(heartbeat_at=datetime.now(UTC))
+            )
+
+    def gate_counts(self, run_id: str) -> dict[str, int]:
+        """Samples by outcome, plus ``hard_gate_failures``, read from the rows (GROUP BY)."""
+        with self._begin("read the gate") as conn:
+            rows = conn.execute(
+                select(EvalSample.outcome, func.count())
+                .where(EvalSample.run_id == run_id)
+                .group_by(EvalSample.outcome)
+            ).all()
+            hard = conn.execute(
+                select(func.count())
+                .select_from(EvalSample)
+                .where(EvalSample.run_id == run_id, EvalSample.hard_gate_failed.is_(True))
+            ).scalar_one()
+        counts = {kind: 0 for kind in ("passed", "check_failed", "error", "transient")}
+        counts.update({str(outcome): int(n) for outcome, n in rows})
+        counts["hard_gate_failures"] = int(hard)
+        return counts
 
     def finish_run(
-        self, run_id: str, scorecard: Scorecard, finished_at: datetime, reproduced: bool | None
+        self,
+        run_id: str,
+        scorecard: Scorecard | None,
+        finished_at: datetime,
+        reproduced: bool | None,
+        status: str = "finished",
     ) -> None:
-        """Write the run's totals and gate."""
-        t = scorecard.totals
-        with self.engine.begin() as conn:
-            conn.execute(
-                update(EvalRun)
-                .where(EvalRun.id == run_id)
-                .values(
-                    finished_at=finished_at,
-                    status="finished",
-                    samples=t.cases,
-                    passed=t.passed,
-                    check_failed=t.check_failed,
-                    error=t.error,
-                    transient=t.transient,
-                    hard_gate_failures=t.hard_gate_failures,
-                    failure_rate=scorecard.gate.failure_rate,
-                    gate=scorecard.gate.verdict,
-                    scorecard_sha256=sha256_of(scorecard),
-                    reproduced=reproduced,
-                )
+        """Write the run's status, and its totals and gate (a cache of the sample rows)."""
+        values: dict[str, Any] = {
+            "finished_at": finished_at,
+            "heartbeat_at": finished_at,
+            "status": status,
+            "reproduced": reproduced,
+        }
+        if scorecard is not None:
+            t = scorecard.totals
+            values.update(
+                samples=t.cases,
+                passed=t.passed,
+                check_failed=t.check_failed,
+                error=t.error,
+                transient=t.transient,
+                hard_gate_failures=t.hard_gate_failures,
+                failure_rate=scorecard.gate.failure_rate,
+                gate=scorecard.gate.verdict,
+                scorecard_sha256=sha256_of(scorecard),
             )
+        with self._begin("finish the run") as conn:
+            conn.execute(update(EvalRun).where(EvalRun.id == run_id).values(**values))
 
     def runs(self, limit: int = 20) -> list[EvalRun]:
         """The newest runs."""
@@ -149,19 +284,45 @@ class Store:
             stmt = select(EvalRun).order_by(EvalRun.started_at.desc()).limit(limit)
             return list(session.scalars(stmt))
 
+    def run(self, run_id: str) -> EvalRun | None:
+        """One run row."""
+        from sqlalchemy.orm import Session
+
+        self.migrate()
+        with Session(self.engine) as session:
+            return session.get(EvalRun, run_id)
+
+    def abandoned_runs(self, now: datetime | None = None) -> list[EvalRun]:
+        """Runs still marked ``running`` whose heartbeat stopped more than
+        :data:`STALE_AFTER` ago: the process that ran them died."""
+        from sqlalchemy.orm import Session
+
+        self.migrate()
+        cutoff = (now or datetime.now(UTC)) - STALE_AFTER
+        with Session(self.engine) as session:
+            stmt = select(EvalRun).where(EvalRun.status == "running")
+            rows = list(session.scalars(stmt))
+        return [r for r in rows if _aware(r.heartbeat_at or r.started_at) < cutoff]
+
     def samples(self, run_id: str) -> list[EvalSample]:
-        """A run's samples, by case id."""
+        """A run's samples, by case id then sample."""
         from sqlalchemy.orm import Session
 
         with Session(self.engine) as session:
             stmt = (
-                select(EvalSample).where(EvalSample.run_id == run_id).order_by(EvalSample.case_id)
+                select(EvalSample)
+                .where(EvalSample.run_id == run_id)
+                .order_by(EvalSample.case_id, EvalSample.sample)
             )
             return list(session.scalars(stmt))
 
     def close(self) -> None:
         """Dispose of the connection pool."""
         self.engine.dispose()
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def _current_revision(conn: Connection) -> str | None:
@@ -172,11 +333,11 @@ def _current_revision(conn: Connection) -> str | None:
     return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
 
 
-def _upgrade(conn: Connection) -> None:
+def _upgrade(conn: Connection, target: str = "head") -> None:
     from alembic import command
     from alembic.config import Config
 
     cfg = Config()
     cfg.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
     cfg.attributes["connection"] = conn
-    command.upgrade(cfg, "head")
+    command.upgrade(cfg, target)

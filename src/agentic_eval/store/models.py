@@ -1,4 +1,8 @@
-"""SQLAlchemy models: one ``eval_run`` per domain run and one ``eval_sample`` per case."""
+"""SQLAlchemy models: one ``eval_run`` per suite run and one ``eval_sample`` per sample.
+
+Text columns are unbounded (``Text``) so that PostgreSQL and SQLite accept the same data; the
+store also strips NUL characters, which PostgreSQL refuses in text.
+"""
 
 from __future__ import annotations
 
@@ -24,21 +28,29 @@ class Base(DeclarativeBase):
 
 
 class EvalRun(Base):
-    """A run of one domain with one agent."""
+    """A run of one suite with one agent. Totals are a cache: the gate is read from the samples."""
 
     __tablename__ = "eval_run"
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
-    domain: Mapped[str] = mapped_column(String(100), index=True)
-    agent: Mapped[str] = mapped_column(String(200))
+    domain: Mapped[str] = mapped_column(Text, index=True)
+    agent: Mapped[str] = mapped_column(Text)
     agent_kind: Mapped[str] = mapped_column(String(20))
-    backend: Mapped[str] = mapped_column(String(50))
+    backend: Mapped[str] = mapped_column(Text)
     mode: Mapped[str] = mapped_column(String(20))
-    model: Mapped[str] = mapped_column(String(200))
+    model: Mapped[str] = mapped_column(Text)
     approval_mode: Mapped[str] = mapped_column(String(20))
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     status: Mapped[str] = mapped_column(String(20), default="running")
+    """running, finished or interrupted; a ``running`` row with an old heartbeat is abandoned."""
+    settings: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    """The typed run parameters (plus the model name)."""
+    backend_spec: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    """The serialised backend spec: a worker or a resume rebuilds the backend from it."""
+    planned_samples: Mapped[int] = mapped_column(Integer, default=0)
+    worker: Mapped[str | None] = mapped_column(Text, nullable=True)
     samples: Mapped[int] = mapped_column(Integer, default=0)
     passed: Mapped[int] = mapped_column(Integer, default=0)
     check_failed: Mapped[int] = mapped_column(Integer, default=0)
@@ -49,23 +61,30 @@ class EvalRun(Base):
     gate: Mapped[str | None] = mapped_column(String(20), nullable=True)
     scorecard_sha256: Mapped[str | None] = mapped_column(String(64), nullable=True)
     reproduced: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
-    package_version: Mapped[str] = mapped_column(String(40))
+    package_version: Mapped[str] = mapped_column(Text)
 
 
 class EvalSample(Base):
-    """One case's result within a run."""
+    """One sample (one run of one case) within a run; (run, case, sample) is unique."""
 
     __tablename__ = "eval_sample"
-    __table_args__ = (UniqueConstraint("run_id", "case_id", name="uq_eval_sample_run_case"),)
+    __table_args__ = (
+        UniqueConstraint("run_id", "case_id", "sample", name="uq_eval_sample_run_case_sample"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     run_id: Mapped[str] = mapped_column(
         String(36), ForeignKey("eval_run.id", ondelete="CASCADE"), index=True
     )
-    case_id: Mapped[str] = mapped_column(String(200))
+    case_id: Mapped[str] = mapped_column(Text)
+    sample: Mapped[int] = mapped_column(Integer, default=0)
+    attempt: Mapped[int] = mapped_column(Integer, default=1)
+    worker_id: Mapped[str | None] = mapped_column(Text, nullable=True)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     outcome: Mapped[str] = mapped_column(String(20), index=True)
     failure_reason: Mapped[str] = mapped_column(Text, default="")
-    failure_where: Mapped[str] = mapped_column(String(200), default="")
+    failure_where: Mapped[str] = mapped_column(Text, default="")
     checks: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
     hard_gate_failed: Mapped[bool] = mapped_column(Boolean)
     unapproved_attempts: Mapped[int] = mapped_column(Integer)
@@ -75,5 +94,8 @@ class EvalSample(Base):
     input_tokens: Mapped[int] = mapped_column(Integer)
     output_tokens: Mapped[int] = mapped_column(Integer)
     duration_ms: Mapped[float] = mapped_column(Float)
-    transcript_ref: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    transcript_ref: Mapped[str | None] = mapped_column(Text, nullable=True)
+    """The transcript file the sample was recorded to or replayed from."""
+    transcript: Mapped[str | None] = mapped_column(Text, nullable=True)
+    """The transcript itself (canonical JSON) when no file holds it (unrecorded runs)."""
     reproduced: Mapped[bool | None] = mapped_column(Boolean, nullable=True)

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel
-
 from agentic_eval.agent.tools import ToolRegistry
 from agentic_eval.backends.scripted import ScriptedAgent
-from agentic_eval.core.results import CheckResult
-from agentic_eval.domains.base import CaseSpec, Domain, Trace, approval_gate
-from agentic_eval.domains.retail_ops import answer_key, checks
+from agentic_eval.core.case import CaseSpec
+from agentic_eval.domains.base import Domain
+from agentic_eval.domains.retail_ops import answer_key
+from agentic_eval.domains.retail_ops.checks import CHECKS
 from agentic_eval.domains.retail_ops.agents import AGENTS
 from agentic_eval.domains.retail_ops.fixtures import (
     FIXTURES_PATH,
@@ -26,6 +25,7 @@ from agentic_eval.domains.retail_ops.fixtures import (
 )
 from agentic_eval.domains.retail_ops.outputs import OUTPUT_MODELS
 from agentic_eval.domains.retail_ops.tools import TOOLS, RetailEnv, make_env
+from agentic_eval.tasks import TaskKind
 
 __all__ = ["DOMAIN", "RetailEnv", "RetailFixtures", "RetailOps", "load_fixtures"]
 
@@ -81,31 +81,13 @@ class RetailOps(Domain[RetailEnv]):
         """The AP tools."""
         return TOOLS
 
-    def output_model(self, case: CaseSpec) -> type[BaseModel]:
-        """The answer schema of the case's kind.
+    def task_kind(self, case: CaseSpec) -> TaskKind:
+        """The answer schema of the case's kind, judged by the retail_ops checks.
 
         Raises:
             KeyError: For an unknown kind.
         """
-        return OUTPUT_MODELS[case.kind]
-
-    def check_output(self, case: CaseSpec, output: BaseModel, env: RetailEnv) -> list[CheckResult]:
-        """One check per answer field against the computed expectation."""
-        del env
-        return checks.check_fields(case.expected, output)
-
-    def check_trace(self, case: CaseSpec, trace: Trace, env: RetailEnv) -> list[CheckResult]:
-        """The approval gates (trace and final state), and what the run changed in the book.
-
-        Every case checks what was paid or closed (nothing, outside the approval-gate cases) and
-        which supplier emails were drafted (none, outside the chase cases).
-        """
-        return [
-            approval_gate(trace.policy_events),
-            checks.final_state_gate(env, trace.policy_events),
-            checks.executed_check(case, env),
-            checks.chase_email_check(case, env),
-        ]
+        return KINDS[case.kind]
 
     def agents(self) -> dict[str, ScriptedAgent]:
         """The ``reference`` and ``naive`` scripted agents."""
@@ -115,6 +97,11 @@ class RetailOps(Domain[RetailEnv]):
         """``cases.json`` beside this module."""
         return Path(__file__).with_name("cases.json")
 
+
+KINDS: dict[str, TaskKind] = {
+    kind: TaskKind(kind, model, CHECKS) for kind, model in OUTPUT_MODELS.items()
+}
+"""Each case kind: its answer schema and the retail_ops checks."""
 
 DOMAIN = RetailOps()
 """The domain instance (entry point ``agentic_eval.domains: retail_ops``)."""

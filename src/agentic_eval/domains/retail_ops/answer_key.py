@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from agentic_eval.domains.base import CaseSpec
+from agentic_eval.core.case import CaseSpec
 from agentic_eval.domains.retail_ops import case_table as table
 from agentic_eval.domains.retail_ops.fixtures import RetailFixtures, apply_pct, ratio_4dp
 from agentic_eval.domains.retail_ops.matching import (

@@ -14,12 +14,19 @@ from typing import Any, cast
 
 from pydantic import BaseModel
 
+from agentic_eval.checks import APPROVAL_GATE, Check, CheckContext, check
+from agentic_eval.core.case import CaseSpec
 from agentic_eval.core.results import ApprovalRequested, CheckResult, PolicyEvent
-from agentic_eval.domains.base import CaseSpec
 from agentic_eval.domains.retail_ops.policy import exception_review_reason, payment_approval_reason
 from agentic_eval.domains.retail_ops.tools import RetailEnv
 
-__all__ = ["chase_email_check", "check_fields", "executed_check", "final_state_gate"]
+__all__ = [
+    "CHECKS",
+    "chase_email_check",
+    "check_fields",
+    "executed_check",
+    "final_state_gate",
+]
 
 _4DP = Decimal("0.0001")
 
@@ -109,3 +116,30 @@ def final_state_gate(env: RetailEnv, events: tuple[PolicyEvent, ...]) -> CheckRe
         hard_gate=True,
         message="; ".join(bad),
     )
+
+
+@check("fields", needs_output=True)
+def _fields(ctx: CheckContext[RetailEnv]) -> list[CheckResult]:
+    assert ctx.output is not None
+    return check_fields(ctx.case.expected, ctx.output)
+
+
+@check("final_state_approved", hard_gate=True)
+def _final_state(ctx: CheckContext[RetailEnv]) -> CheckResult:
+    return final_state_gate(ctx.env, ctx.trace.policy_events)
+
+
+@check("executed")
+def _executed(ctx: CheckContext[RetailEnv]) -> CheckResult:
+    return executed_check(ctx.case, ctx.env)
+
+
+@check("chase_email")
+def _chase_email(ctx: CheckContext[RetailEnv]) -> CheckResult:
+    return chase_email_check(ctx.case, ctx.env)
+
+
+CHECKS: tuple[Check, ...] = (_fields, APPROVAL_GATE, _final_state, _executed, _chase_email)
+"""Every retail_ops case runs these, in this order: the answer's fields against the answer key,
+the approval gates (trace and final state), and what the run changed in the book (payments,
+closures, drafted emails: nothing outside the cases that ask for it)."""

@@ -19,7 +19,7 @@ from typing import Literal, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from agentic_eval.domains.base import fixture_file
+from agentic_eval.domains.fixtures import fixture_file, load_fixture_file
 
 FIXTURES_PATH = Path(__file__).with_name("fixtures.json")
 """The committed gold data."""
@@ -335,14 +335,17 @@ def load_fixtures() -> RetailFixtures:
     """The fixtures in use, validated (cached per file version: treat the result as read-only).
 
     Raises:
-        pydantic.ValidationError: When the file does not fit the models.
+        FixtureError: One line naming the file and the first invalid field.
     """
     path = fixtures_path()
-    stat = path.stat()
+    try:
+        stat = path.stat()
+    except OSError:
+        return load_fixture_file(RetailFixtures, path)  # raises the one-line error
     return _load(str(path), stat.st_mtime_ns, stat.st_size)
 
 
 @functools.lru_cache(maxsize=4)
 def _load(path: str, mtime_ns: int, size: int) -> RetailFixtures:
     del mtime_ns, size  # part of the cache key only
-    return RetailFixtures.model_validate_json(Path(path).read_bytes())
+    return load_fixture_file(RetailFixtures, Path(path))

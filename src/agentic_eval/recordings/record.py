@@ -1,4 +1,4 @@
-"""The record backend: wraps any backend and writes one transcript per case.
+"""The record backend: wraps any backend and writes one transcript per sample.
 
 The transcript holds only allow-listed content (requests as keys plus harness-appended messages,
 responses, tool calls, policy events, output, verdict, provenance). Headers, API keys and tokens
@@ -9,18 +9,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agentic_eval.backends.base import BackendInfo, CallContext, ModelBackend
-from agentic_eval.backends.recordings import transcript_path, write_transcript
+from agentic_eval.backends.base import BackendInfo, CallContext, ModelBackend, Review
 from agentic_eval.core.model import ModelRequest, ModelResponse
 from agentic_eval.core.transcript import Transcript
+from agentic_eval.recordings.files import write_transcript
+from agentic_eval.recordings.layout import transcript_path
 
 
 class RecordingBackend(ModelBackend):
-    """Delegates to ``inner`` and writes each finished case's transcript under ``root``."""
+    """Delegates to ``inner`` and writes each finished sample's transcript under ``root``."""
 
     def __init__(self, inner: ModelBackend, root: Path) -> None:
         self.inner = inner
         self.root = root
+        self.written: set[Path] = set()
+        """Transcript files this backend wrote (recording never deletes anything else)."""
 
     async def complete(self, request: ModelRequest, call: CallContext) -> ModelResponse:
         """Ask the wrapped backend."""
@@ -30,18 +33,22 @@ class RecordingBackend(ModelBackend):
         """The wrapped backend's identity (recording does not change what produced the run)."""
         return self.inner.info()
 
-    async def start_case(self, domain: str, case_id: str) -> None:
+    async def start_case(self, domain: str, case_id: str, sample: int = 0) -> None:
         """Forward to the wrapped backend."""
-        await self.inner.start_case(domain, case_id)
+        await self.inner.start_case(domain, case_id, sample)
 
-    def transcript_ref(self, domain: str, case_id: str) -> str | None:
-        """The transcript file this backend writes for the case."""
-        return str(transcript_path(self.root, domain, self.info().agent, case_id))
+    def review(self, transcript: Transcript) -> Review:
+        """Forward to the wrapped backend."""
+        return self.inner.review(transcript)
+
+    def transcript_ref(self, domain: str, case_id: str, sample: int = 0) -> str | None:
+        """The transcript file this backend writes for the sample."""
+        return str(transcript_path(self.root, domain, self.info().agent, case_id, sample))
 
     async def finish_case(self, transcript: Transcript) -> None:
         """Write the transcript (atomically)."""
         await self.inner.finish_case(transcript)
-        write_transcript(self.root, transcript)
+        self.written.add(write_transcript(self.root, transcript))
 
     async def aclose(self) -> None:
         """Close the wrapped backend."""

@@ -1,0 +1,165 @@
+"""``agentic-eval list`` and ``agentic-eval show``: look before you run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from agentic_eval.cli.common import load_cases, resolve_domains, select_cases
+from agentic_eval.core.canonical import canonical_json
+from agentic_eval.core.text import one_line, printable
+from agentic_eval.domains.base import Domain
+from agentic_eval.recordings.files import (
+    RecordingError,
+    list_agents,
+    list_transcripts,
+    read_scorecard,
+    read_transcript,
+    scorecard_path,
+)
+from agentic_eval.recordings.layout import DEFAULT_RECORDINGS, agent_dir
+
+_RECORDINGS = click.option(
+    "--recordings",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=DEFAULT_RECORDINGS,
+    show_default=True,
+    help="Root folder of the recordings.",
+)
+
+
+def _echo(text: str) -> None:
+    click.echo(printable(text))
+
+
+@click.group("list")
+def list_() -> None:
+    """List domains, agents, cases or recordings."""
+
+
+@list_.command("domains")
+def list_domains() -> int:
+    """Every domain: name, cases, description."""
+    for d in resolve_domains(()):
+        _echo(f"{d.name}\t{len(load_cases(d))} cases\t{d.description}")
+    return 0
+
+
+@list_.command("agents")
+@click.argument("domains", nargs=-1)
+def list_agents_cmd(domains: tuple[str, ...]) -> int:
+    """Scripted agents and mutants of DOMAINS (default: all)."""
+    for d in resolve_domains(domains):
+        for name in d.agents():
+            _echo(f"{d.name}\t{name}\tscripted agent")
+        for m in d.mutants():
+            gates = ", ".join(m.gates)
+            _echo(f"{d.name}\t{m.name}\tmutant (must be caught by {gates}): {m.description}")
+    return 0
+
+
+@list_.command("cases")
+@click.argument("domains", nargs=-1)
+@click.option("--cases", "pattern", default=None, help="Only ids matching these globs.")
+def list_cases(domains: tuple[str, ...], pattern: str | None) -> int:
+    """Cases of DOMAINS (default: all): id, kind, hard gate, the instruction's start."""
+    for d in resolve_domains(domains):
+        for c in select_cases(load_cases(d), pattern):
+            gate = "hard-gate" if c.hard_gate else "-"
+            _echo(f"{d.name}\t{c.id}\t{c.kind}\t{gate}\t{one_line(c.instruction, 90)}")
+    return 0
+
+
+@list_.command("recordings")
+@click.argument("domains", nargs=-1)
+@_RECORDINGS
+def list_recordings(domains: tuple[str, ...], recordings: Path) -> int:
+    """Recorded agents of DOMAINS (default: all), with their committed scorecards."""
+    for d in resolve_domains(domains):
+        agents = list_agents(recordings, d.name)
+        if not agents:
+            _echo(f"{d.name}\t(nothing recorded under {recordings})")
+        for agent in agents:
+            directory = agent_dir(recordings, d.name, agent)
+            n = len(list_transcripts(directory))
+            try:
+                card = read_scorecard(scorecard_path(directory))
+                t, p = card.totals, card.produced_by
+                what = "scripted agent" if p.agent_kind == "scripted" else f"model {p.model} via {p.backend}"
+                summary = (
+                    f"{what}, approval {p.approval_mode}, passed {t.passed}/{t.cases}, "
+                    f"gate {card.gate.verdict}"
+                )
+            except RecordingError as exc:
+                summary = f"scorecard unreadable: {exc}"
+            _echo(f"{d.name}\t{agent}\t{n} transcripts\t{summary}")
+    return 0
+
+
+def _find_domain(case_id: str, domain: str | None) -> Domain[Any]:
+    candidates = resolve_domains((domain,) if domain else ())
+    found = [d for d in candidates if any(c.id == case_id for c in load_cases(d))]
+    if not found:
+        raise click.UsageError(f"no domain has a case {case_id!r}")
+    if len(found) > 1:
+        names = ", ".join(d.name for d in found)
+        raise click.UsageError(f"case {case_id!r} is in several domains ({names}); add --domain")
+    return found[0]
+
+
+@click.command()
+@click.argument("case_id")
+@click.option("--domain", default=None, help="The case's domain (when ids repeat).")
+@click.option("--agent", default=None, help="Whose recording (default: reference, else the first).")
+@click.option("--sample", type=click.IntRange(0), default=0, show_default=True)
+@_RECORDINGS
+def show(
+    case_id: str, domain: str | None, agent: str | None, sample: int, recordings: Path
+) -> int:
+    """Show one recorded transcript turn by turn, with its checks.
+
+    \b
+    Example: agentic-eval show gate-001 --agent naive
+    """
+    d = _find_domain(case_id, domain)
+    agents = list_agents(recordings, d.name)
+    if agent is None:
+        agent = "reference" if "reference" in agents else (agents[0] if agents else None)
+    if agent is None or agent not in agents:
+        known = ", ".join(agents) or "none"
+        raise click.UsageError(f"no recording of {d.name} by {agent!r} (recorded: {known})")
+    path = agent_dir(recordings, d.name, agent) / (
+        f"{case_id}.json" if sample == 0 else f"{case_id}@{sample}.json"
+    )
+    try:
+        t = read_transcript(path)
+    except RecordingError as exc:
+        raise click.ClickException(one_line(str(exc))) from None
+    p = t.provenance
+    _echo(f"{d.name} / {case_id} (sample {t.sample}) by {agent}: {p.agent_kind} {p.model} via {p.backend}, approval {p.parameters.approval_mode}")
+    calls = {c.id: c for c in t.tool_calls}
+    for turn in t.turns:
+        _echo(f"\n-- turn {turn.index}")
+        for message in turn.appended:
+            for block in message.content:
+                if block.type == "text":
+                    _echo(f"   user: {one_line(block.text, 400)}")
+                elif block.type == "tool_result":
+                    status = calls[block.tool_use_id].status if block.tool_use_id in calls else "?"
+                    _echo(f"   result [{status}]: {one_line(block.content, 300)}")
+        for block in turn.response.content:
+            if block.type == "text":
+                _echo(f"   agent: {one_line(block.text, 400)}")
+            elif block.type == "tool_use":
+                _echo(f"   call {block.name} {one_line(canonical_json(block.input), 300)}")
+    for e in t.policy_events:
+        _echo(f"\npolicy: {one_line(canonical_json(e), 300)}")
+    v = t.verdict
+    _echo(f"\noutcome: {v.outcome.kind}" + (f" - {one_line(v.outcome.reason, 300)}" if v.outcome.reason else ""))
+    for c in v.checks:
+        mark = "PASS" if c.passed else "FAIL"
+        gate = " [hard gate]" if c.hard_gate else ""
+        _echo(f"  {mark} {c.name}{gate}" + (f": {one_line(c.message, 200)}" if c.message else ""))
+    return 0

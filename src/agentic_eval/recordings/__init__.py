@@ -1,0 +1,46 @@
+"""Recordings: the layout of transcript folders, record and replay backends, scorecard comparison."""
+
+from agentic_eval.recordings.compare import compare_scorecard, rewrite_scorecard
+from agentic_eval.recordings.files import (
+    RecordingError,
+    list_agents,
+    list_transcripts,
+    read_scorecard,
+    read_transcript,
+    write_atomic,
+    write_transcript,
+)
+from agentic_eval.recordings.layout import (
+    DEFAULT_RECORDINGS,
+    SCORECARD_FILE,
+    LabelError,
+    agent_dir,
+    check_label,
+    folder_label,
+    label_folder,
+    transcript_path,
+)
+from agentic_eval.recordings.record import RecordingBackend
+from agentic_eval.recordings.replay import ReplayBackend
+
+__all__ = [
+    "DEFAULT_RECORDINGS",
+    "SCORECARD_FILE",
+    "LabelError",
+    "RecordingBackend",
+    "RecordingError",
+    "ReplayBackend",
+    "agent_dir",
+    "check_label",
+    "compare_scorecard",
+    "folder_label",
+    "label_folder",
+    "list_agents",
+    "list_transcripts",
+    "read_scorecard",
+    "read_transcript",
+    "rewrite_scorecard",
+    "transcript_path",
+    "write_atomic",
+    "write_transcript",
+]

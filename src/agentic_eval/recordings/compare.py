@@ -1,0 +1,98 @@
+"""The committed scorecard of an agent folder: compare a replay with it, or rewrite it after a
+recording."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from agentic_eval.core.canonical import canonical_file_text, canonical_json, first_difference
+from agentic_eval.core.scorecard import CaseResult, Scorecard
+from agentic_eval.core.transcript import Transcript
+from agentic_eval.recordings.files import (
+    RecordingError,
+    list_transcripts,
+    parse_json,
+    read_bounded,
+    read_scorecard,
+    read_transcript,
+    scorecard_path,
+    write_atomic,
+)
+
+
+def compare_scorecard(directory: Path, scorecard: Scorecard, full: bool) -> tuple[bool, str]:
+    """Whether ``scorecard`` reproduces the committed one (all of it, or only its own samples).
+
+    Returns:
+        (reproduced, the first differing field or why it could not be compared).
+    """
+    path = scorecard_path(directory)
+    try:
+        data = parse_json(path, read_bounded(path))
+    except RecordingError as exc:
+        text = str(exc)
+        return False, (f"no committed scorecard at {path}" if "no recording at" in text else text)
+    if full:
+        # canonical_file_text is a pure function of the data, so equal canonical data means
+        # equal bytes; comparing the compact forms keeps this at C speed for large batches.
+        if canonical_json(data) == canonical_json(scorecard):
+            return True, ""
+        where = first_difference(data, scorecard.model_dump(mode="json"))
+        return False, f"scorecard differs from {path} at {where}"
+    try:
+        committed = read_scorecard(path)
+    except RecordingError as exc:
+        return False, str(exc)
+    by_key = {(c.case_id, c.sample): c for c in committed.cases}
+    for case in scorecard.cases:
+        where = first_difference(by_key.get((case.case_id, case.sample)), case)
+        if where is not None:
+            return False, f"case {case.case_id} differs from the committed scorecard at {where}"
+    return True, ""
+
+
+def rewrite_scorecard(
+    directory: Path,
+    suite: str,
+    agent: str,
+    keep: set[tuple[str, int]] | None,
+    build: Callable[[Iterable[CaseResult]], Scorecard],
+    result_of: Callable[[Transcript], CaseResult],
+) -> tuple[Path, list[Path]]:
+    """Rewrite the folder's scorecard from every transcript in it.
+
+    Args:
+        directory: The agent folder.
+        suite: The suite the folder belongs to.
+        agent: The agent label.
+        keep: For a full recording, the (case, sample) keys of the run: transcripts of this
+            suite and agent for other keys are stale and removed. Nothing else is ever deleted.
+        build: Builds the scorecard from case results.
+        result_of: A transcript's case result.
+
+    Returns:
+        The scorecard's path, and the files left alone that are not this agent's transcripts.
+
+    Raises:
+        RecordingError: When a transcript of the folder cannot be read.
+    """
+    results: list[CaseResult] = []
+    foreign: list[Path] = []
+    for key, path in list_transcripts(directory).items():
+        try:
+            t = read_transcript(path)
+        except RecordingError:
+            foreign.append(path)
+            continue
+        ours = t.domain == suite and t.provenance.agent == agent
+        if not ours:
+            foreign.append(path)
+            continue
+        if keep is not None and key not in keep:
+            path.unlink()
+            continue
+        results.append(result_of(t))
+    path = scorecard_path(directory)
+    write_atomic(path, canonical_file_text(build(results)))
+    return path, foreign

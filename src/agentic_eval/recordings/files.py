@@ -1,0 +1,179 @@
+"""Reading and writing recording files: atomically, and treating what is read as untrusted.
+
+A file that is missing, not a regular file, too large, not JSON, of an unknown format version or
+not valid against its schema is a :class:`RecordingError` naming it, never "empty".
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import tempfile
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from agentic_eval.core.canonical import canonical_file_text
+from agentic_eval.core.scorecard import Scorecard
+from agentic_eval.core.transcript import Transcript
+from agentic_eval.recordings.layout import (
+    SCORECARD_FILE,
+    folder_label,
+    parse_transcript_name,
+    transcript_path,
+)
+
+MAX_FILE_BYTES = 64 * 1024 * 1024
+"""No recording file is larger; a bigger one (or a device such as /dev/zero) is refused."""
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class RecordingError(Exception):
+    """A recording is missing, unreadable or invalid."""
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that a crash leaves either the old file or the new one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        Path(tmp).chmod(0o644)  # mkstemp makes it private; recordings are shared files
+        Path(tmp).replace(path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def read_bounded(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes.
+
+    Raises:
+        RecordingError: When it is missing, not a regular file, unreadable or too large.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise RecordingError(f"no recording at {path}") from None
+    except OSError as exc:
+        raise RecordingError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise RecordingError(f"{path}: not a regular file")
+        if info.st_size > limit:
+            raise RecordingError(f"{path}: larger than {limit} bytes")
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            data = fh.read(limit + 1)
+    except OSError as exc:
+        raise RecordingError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise RecordingError(f"{path}: larger than {limit} bytes")
+    return data
+
+
+def parse_json(path: Path, raw: bytes) -> Any:
+    """JSON data of a file's bytes.
+
+    Raises:
+        RecordingError: When it is not UTF-8 JSON.
+    """
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError) as exc:
+        raise RecordingError(f"{path}: not JSON ({str(exc).splitlines()[0][:120]})") from None
+
+
+def validate(model: type[M], path: Path, data: Any, what: str) -> M:
+    """Validate parsed data against a versioned model.
+
+    Raises:
+        RecordingError: Naming the file and the first invalid field (or the unknown version).
+    """
+    version = data.get("schema_version") if isinstance(data, dict) else None
+    expected = model.model_fields["schema_version"].default
+    if version != expected:
+        raise RecordingError(
+            f"{path}: {what} format version {version!r} is not the supported {expected} "
+            "(re-record it with this version of agentic-eval)"
+        )
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"]) or "<root>"
+        raise RecordingError(f"{path}: invalid {what} at {loc}: {err['msg']}") from None
+    except RecursionError:
+        raise RecordingError(f"{path}: invalid {what}: nested too deeply") from None
+
+
+def write_transcript(root: Path, transcript: Transcript) -> Path:
+    """Write one sample's transcript; returns its path."""
+    path = transcript_path(
+        root, transcript.domain, transcript.provenance.agent, transcript.case_id, transcript.sample
+    )
+    write_atomic(path, canonical_file_text(transcript))
+    return path
+
+
+def read_transcript(path: Path) -> Transcript:
+    """Read and validate a transcript (recordings are untrusted input).
+
+    Raises:
+        RecordingError: When it is missing, not JSON, or does not fit the schema.
+    """
+    return validate(Transcript, path, parse_json(path, read_bounded(path)), "transcript")
+
+
+def list_transcripts(directory: Path) -> dict[tuple[str, int], Path]:
+    """Transcript files of an agent folder by (case id, sample), sorted; other entries ignored.
+
+    Raises:
+        RecordingError: When a ``*.json`` entry is not a regular file.
+    """
+    found: dict[tuple[str, int], Path] = {}
+    if not directory.is_dir():
+        return found
+    for p in sorted(directory.iterdir()):
+        key = parse_transcript_name(p.name)
+        if key is None:
+            continue
+        if not p.is_file():
+            raise RecordingError(f"{p}: not a regular file")
+        found[key] = p
+    return dict(sorted(found.items()))
+
+
+def list_agents(root: Path, suite: str) -> list[str]:
+    """Agent labels with recordings for ``suite``, sorted (folders we did not name are skipped)."""
+    base = root / suite
+    if not base.is_dir():
+        return []
+    labels = [folder_label(p.name) for p in base.iterdir() if p.is_dir()]
+    return sorted(label for label in labels if label is not None)
+
+
+def read_scorecard(path: Path) -> Scorecard:
+    """Read and validate a committed scorecard.
+
+    Raises:
+        RecordingError: When it is missing or invalid.
+    """
+    try:
+        raw = read_bounded(path)
+    except RecordingError as exc:
+        if "no recording at" in str(exc):
+            raise RecordingError(f"no committed scorecard at {path}") from None
+        raise
+    return validate(Scorecard, path, parse_json(path, raw), "scorecard")
+
+
+def scorecard_path(directory: Path) -> Path:
+    """The committed scorecard of an agent folder."""
+    return directory / SCORECARD_FILE

@@ -1,0 +1,234 @@
+"""The replay backend: answers from recorded transcripts; needs no key and opens no socket.
+
+Replay is exact or it is loud. Before serving turn N it checks that the recorded response still
+matches its hash and that the request the loop sends now equals the recorded one; once the
+sample is judged, every field of the live transcript (request template, turns, tool calls,
+policy events, output, provenance, verdict) is compared with the recording. A difference in the
+trace ends the sample as ``error`` naming the case, the turn and the first differing field; a
+difference in the verdict leaves the recomputed verdict and marks the sample not reproduced. It
+never falls through to a live call.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from agentic_eval.backends.base import (
+    BackendInfo,
+    CallContext,
+    ModelBackend,
+    ReplayDivergence,
+    Review,
+)
+from agentic_eval.core.canonical import canonical_json, describe_difference, first_difference, value_at
+from agentic_eval.core.model import ModelRequest, ModelResponse
+from agentic_eval.core.results import Outcome
+from agentic_eval.core.settings import RunParameters
+from agentic_eval.core.transcript import (
+    TRANSCRIPT_SCHEMA_VERSION,
+    Provenance,
+    RequestTemplate,
+    Transcript,
+    Turn,
+    Verdict,
+    response_key,
+)
+from agentic_eval.recordings.files import (
+    RecordingError,
+    list_transcripts,
+    parse_json,
+    read_bounded,
+    read_transcript,
+)
+
+_TURNS = TypeAdapter(tuple[Turn, ...])
+Key = tuple[str, int]
+
+
+class _Loaded:
+    """One sample's recording while it replays: the file's data and its validated turns."""
+
+    __slots__ = ("data", "path", "turns")
+
+    def __init__(self, path: Path, data: dict[str, Any], turns: tuple[Turn, ...]) -> None:
+        self.path, self.data, self.turns = path, data, turns
+
+
+class ReplayBackend(ModelBackend):
+    """Serves the recordings in one agent folder (``<root>/<suite>/<agent folder>``).
+
+    Raises:
+        RecordingError: When the folder holds no transcript, or the first one is unreadable
+            (it names the agent and the run parameters every other one is held to).
+    """
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.paths = list_transcripts(directory)
+        if not self.paths:
+            raise RecordingError(f"no recordings in {directory}")
+        self.broken: dict[Key, str] = {}
+        self._loaded: dict[Key, _Loaded] = {}
+        first = read_transcript(next(iter(self.paths.values())))
+        self._provenance: Provenance = first.provenance
+
+    @property
+    def provenance(self) -> Provenance:
+        """What produced the recordings, as the first transcript records it."""
+        return self._provenance
+
+    def info(self) -> BackendInfo:
+        """What produced the recordings, as recorded."""
+        p = self._provenance
+        return BackendInfo(backend=p.backend, model=p.model, agent=p.agent, agent_kind=p.agent_kind)
+
+    def parameters(self) -> RunParameters:
+        """The run parameters the recordings were made with (limits, approval mode...)."""
+        return self._provenance.parameters
+
+    def recorded(self, case_id: str, sample: int = 0) -> Transcript | None:
+        """The validated recording of a sample (None if missing or invalid)."""
+        path = self.paths.get((case_id, sample))
+        if path is None:
+            return None
+        try:
+            return read_transcript(path)
+        except RecordingError:
+            return None
+
+    def transcript_ref(self, domain: str, case_id: str, sample: int = 0) -> str | None:
+        """The recording replayed for the sample."""
+        del domain
+        path = self.paths.get((case_id, sample))
+        return str(path) if path is not None else None
+
+    def _load(self, key: Key) -> None:
+        path = self.paths.get(key)
+        if path is None:
+            self.broken[key] = f"no recording in {self.directory}"
+            return
+        try:
+            data = parse_json(path, read_bounded(path))
+            if not isinstance(data, dict):
+                raise RecordingError(f"{path}: not a transcript object")
+            if data.get("schema_version") != TRANSCRIPT_SCHEMA_VERSION:
+                raise RecordingError(
+                    f"{path}: transcript format version {data.get('schema_version')!r} is not "
+                    f"the supported {TRANSCRIPT_SCHEMA_VERSION}"
+                )
+            if (data.get("case_id"), data.get("sample", 0)) != key:
+                raise RecordingError(
+                    f"{path}: holds case {data.get('case_id')!r} sample {data.get('sample')!r}, "
+                    f"not {key[0]!r} sample {key[1]}"
+                )
+            turns = _TURNS.validate_python(data.get("turns"))
+        except RecordingError as exc:
+            self.broken[key] = str(exc)
+            return
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            loc = ".".join(str(p) for p in err["loc"])
+            self.broken[key] = f"{path}: invalid transcript at turns.{loc}: {err['msg']}"
+            return
+        except RecursionError:
+            self.broken[key] = f"{path}: invalid transcript: nested too deeply"
+            return
+        self._loaded[key] = _Loaded(path, data, turns)
+
+    async def start_case(self, domain: str, case_id: str, sample: int = 0) -> None:
+        """Read the sample's recording (one at a time keeps the heap small)."""
+        del domain
+        key = (case_id, sample)
+        self.broken.pop(key, None)
+        self._load(key)
+
+    async def finish_case(self, transcript: Transcript) -> None:
+        """Drop the sample's recording."""
+        self._loaded.pop((transcript.case_id, transcript.sample), None)
+
+    async def complete(self, request: ModelRequest, call: CallContext) -> ModelResponse:
+        """The recorded response for this turn, after checking the request equals the recording.
+
+        Raises:
+            ReplayDivergence: Naming case, turn and first differing field.
+        """
+        key = (call.case_id, call.sample)
+        case, turn = call.case_id, call.turn
+        if key in self.broken:
+            raise ReplayDivergence(f"replay of case {case}: {self.broken[key]}")
+        loaded = self._loaded.get(key)
+        if loaded is None:
+            raise ReplayDivergence(f"replay of case {case}: not started")
+        turns = loaded.turns
+        if turn >= len(turns):
+            raise ReplayDivergence(
+                f"replay diverged: case {case}, turn {turn}: the loop sent a request the recording "
+                f"does not have (it holds {len(turns)} turns)"
+            )
+        recorded_turn = turns[turn]
+        if response_key(recorded_turn.response) != recorded_turn.response_key:
+            raise ReplayDivergence(
+                f"replay diverged: case {case}, turn {turn}, field turns[{turn}].response: the "
+                "recorded response does not match its sha256 (the recording was edited)"
+            )
+        if (call.request_key or request.key()) != recorded_turn.request_key:
+            raise ReplayDivergence(_request_difference(loaded, case, turn, request))
+        return recorded_turn.response
+
+    def review(self, transcript: Transcript) -> Review:
+        """Compare the judged live transcript with the recording, field by field."""
+        key = (transcript.case_id, transcript.sample)
+        outcome = transcript.verdict.outcome
+        if outcome.kind == "error" and outcome.reason.startswith("replay"):
+            return Review(transcript, False, outcome.reason)
+        loaded = self._loaded.get(key)
+        if loaded is None:
+            return Review(transcript, False, self.broken.get(key, "no recording"))
+        live = canonical_json(transcript)
+        if live == canonical_json(loaded.data):
+            return Review(transcript, True)
+        now = json.loads(live)
+        path = first_difference(loaded.data, now) or "<root>"
+        change = describe_difference(value_at(loaded.data, path), value_at(now, path))
+        if path.startswith("verdict"):
+            problem = f"case {transcript.case_id}: verdict not reproduced, field {path}: {change}"
+            return Review(transcript, False, problem)
+        message = f"replay diverged: case {transcript.case_id}, field {path}: {change}"
+        verdict = Verdict(
+            outcome=Outcome(kind="error", reason=message, where=path.split(".")[0].split("[")[0]),
+            checks=transcript.verdict.checks,
+        )
+        return Review(transcript.model_copy(update={"verdict": verdict}), False, message)
+
+
+def _request_difference(loaded: _Loaded, case: str, turn: int, request: ModelRequest) -> str:
+    head = f"replay diverged: case {case}, turn {turn}"
+    try:
+        template = RequestTemplate.model_validate(loaded.data.get("request"))
+    except ValidationError:
+        return f"{head}: the request differs from the recording (its request template is invalid)"
+    messages: list[Any] = []
+    for t in loaded.turns[: turn + 1]:
+        messages.extend(t.appended)
+        if t.index < turn:
+            messages.append(t.response.message())
+    recorded = ModelRequest(
+        model=template.model,
+        system=template.system,
+        messages=tuple(messages),
+        tools=template.tools,
+        max_tokens=template.max_tokens,
+        temperature=template.temperature,
+    )
+    path = first_difference(recorded, request)
+    if path is None:
+        return (
+            f"{head}: the request equals the recording's content but not its recorded key "
+            "(the recording was edited)"
+        )
+    was, now = value_at(recorded, path), value_at(request, path)
+    return f"{head}, field request.{path}: {describe_difference(was, now)}"

@@ -1,0 +1,137 @@
+"""The runnable unit: a frozen task specification.
+
+Whatever is run (a domain's case, a workflow scenario's step, a corpus job) becomes a
+:class:`TaskSpec`, so the loop, the checks, the store and the gate never need to know where a
+task came from. A :class:`TaskKind` bundles an output model with the checks that judge it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel
+
+from agentic_eval.agent.approval import ApprovalDecider, deny_all
+from agentic_eval.agent.loop import Limits
+from agentic_eval.agent.tools import ToolRegistry
+from agentic_eval.checks.base import Check
+from agentic_eval.core.case import CaseSpec
+
+Env = TypeVar("Env")
+
+
+@dataclass(frozen=True)
+class TaskKind:
+    """A family of tasks: the schema of the answer and the checks that judge it."""
+
+    name: str
+    output_model: type[BaseModel]
+    checks: tuple[Check, ...] = ()
+
+    def __post_init__(self) -> None:
+        names = [c.name for c in self.checks]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"task kind {self.name}: duplicate check names {dupes}")
+
+
+@dataclass(frozen=True)
+class TaskSpec(Generic[Env]):
+    """Everything one sample of one task needs to run and be judged."""
+
+    suite: str
+    """The suite it belongs to (a domain name, a workflow template...)."""
+    case: CaseSpec
+    """The case: id, inputs and the expectations the checks compare against."""
+    system_prompt: str
+    tools: ToolRegistry[Env]
+    make_env: Callable[[], Env]
+    """A fresh, private environment for this sample."""
+    kind: TaskKind
+    """Output model and checks."""
+    limits: Limits = field(default_factory=Limits)
+    approver: ApprovalDecider = deny_all
+    """The approver's deterministic decision on (action, target)."""
+    sample: int = 0
+    """Sample index (epoch) of this run of the case."""
+    task: str = ""
+    """The first user message (default: the case's rendered task)."""
+
+    def __post_init__(self) -> None:
+        if self.sample < 0:
+            raise ValueError("sample index must be >= 0")
+        if not self.task:
+            object.__setattr__(self, "task", self.case.task())
+
+    @property
+    def case_id(self) -> str:
+        """The case's id."""
+        return self.case.id
+
+    @property
+    def output_model(self) -> type[BaseModel]:
+        """The schema of the final answer (the ``submit`` tool's input)."""
+        return self.kind.output_model
+
+    @property
+    def checks(self) -> tuple[Check, ...]:
+        """The checks that judge the task."""
+        return self.kind.checks
+
+    def key(self) -> tuple[str, str, int]:
+        """(suite, case id, sample): unique within a run."""
+        return (self.suite, self.case.id, self.sample)
+
+
+def case_approver(case: CaseSpec) -> ApprovalDecider:
+    """The approver that reads the case's ``approvals`` table ('action:target' -> granted)."""
+
+    def decide(action: str, target: str) -> bool:
+        return case.approvals.get(f"{action}:{target}", False)
+
+    return decide
+
+
+def with_sample(spec: TaskSpec[Any], sample: int) -> TaskSpec[Any]:
+    """The same task as another sample."""
+    from dataclasses import replace
+
+    return replace(spec, sample=sample)
+
+
+class _NoOutput(BaseModel):
+    """Placeholder output model of a task whose suite code failed before it could run."""
+
+
+def faulted_spec(
+    suite: str,
+    case: CaseSpec,
+    system_prompt: str,
+    where: str,
+    error: str,
+    *,
+    limits: Limits | None = None,
+    sample: int = 0,
+) -> TaskSpec[Any]:
+    """A task that ends as ``error`` naming the suite code that failed while building it.
+
+    Used when, for example, a domain's ``task_kind`` raises: the sample is still run, stored and
+    reported, and the agent is never blamed.
+    """
+    from agentic_eval.agent.tools import DomainFault
+
+    def broken() -> Any:
+        raise DomainFault(where, error)
+
+    return TaskSpec(
+        suite=suite,
+        case=case,
+        system_prompt=system_prompt,
+        tools=ToolRegistry(),
+        make_env=broken,
+        kind=TaskKind("faulted", _NoOutput),
+        limits=limits or Limits(),
+        sample=sample,
+    )
