@@ -65,7 +65,8 @@ def test_case_runs_end_to_end_with_tool_calls_records_and_replays(
     code = main(_live(provider, fake, "--cases", CASE, "--record", "--recordings", str(rec)))
     out = capsys.readouterr().out
     assert code == 0, out
-    card = json.loads(out)
+    (run,) = json.loads(out)["runs"]
+    card = run["scorecard"]
     assert card["totals"]["passed"] == 1
     assert card["produced_by"] == {
         "agent": "fake-model",
@@ -86,7 +87,9 @@ def test_case_runs_end_to_end_with_tool_calls_records_and_replays(
     requests_before = len(fake.requests)
     code = main(["run", "retail_ops", "--cases", CASE, "--recordings", str(rec), "--json"])
     assert code == 0
-    assert capsys.readouterr().out == out  # replay reproduces the live scorecard byte for byte
+    (replayed,) = json.loads(capsys.readouterr().out)["runs"]
+    assert replayed["scorecard"] == card  # replay reproduces the live scorecard
+    assert replayed["replay"]["reproduced"]
     assert len(fake.requests) == requests_before  # and never called the provider
 
 
@@ -106,7 +109,8 @@ def test_provider_failures_end_as_transient(
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
     fake.inject(fault, fault)  # first try and the one retry both fail
     code = main(_live(provider, fake, "--cases", CASE))
-    card = json.loads(capsys.readouterr().out)
+    (run,) = json.loads(capsys.readouterr().out)["runs"]
+    card = run["scorecard"]
     case = card["cases"][0]
     assert case["outcome"]["kind"] == "transient", case
     assert card["gate"]["verdict"] == "INCONCLUSIVE" and code == 2
@@ -122,7 +126,8 @@ def test_a_transient_failure_within_the_retries_recovers(
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
     fake.inject(Fault.status(429))
     assert main(_live(provider, fake, "--cases", CASE)) == 0
-    assert json.loads(capsys.readouterr().out)["totals"]["passed"] == 1
+    (run,) = json.loads(capsys.readouterr().out)["runs"]
+    assert run["scorecard"]["totals"]["passed"] == 1
 
 
 @pytest.mark.parametrize("provider", ["anthropic", "openai"])

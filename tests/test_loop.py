@@ -123,13 +123,14 @@ async def test_tool_calls_results_and_submit() -> None:
     assert backend.requests[0].tools[-1].input_schema["properties"]["value"]["type"] == "string"
 
 
-async def test_raising_tool_becomes_error_result_and_loop_continues() -> None:
+async def test_a_tool_raising_a_non_tool_error_ends_the_case_as_the_domains_error() -> None:
     backend = Scripted(use("lookup", key="boom"), use("submit", 1, value="x"))
     run = await go(backend)
     assert run.tool_calls[0].status == "error"
-    assert run.tool_calls[0].result == "RuntimeError: disk on fire"
-    assert backend.requests[1].messages[-1].tool_results()[0].is_error
-    assert run.outcome is None
+    assert run.outcome is not None and run.outcome.kind == "error"
+    assert run.outcome.where == "tool lookup raised RuntimeError"
+    assert "disk on fire" in run.outcome.reason
+    assert len(backend.requests) == 1  # the agent is not asked to carry on over a broken tool
 
 
 async def test_unknown_tool_and_invalid_arguments_are_error_results() -> None:

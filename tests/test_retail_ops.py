@@ -19,9 +19,10 @@ from agentic_eval.agent.loop import Limits, run_agent
 from agentic_eval.agent.tools import ToolError
 from agentic_eval.backends.base import CallContext
 from agentic_eval.backends.scripted import ScriptedBackend
+from agentic_eval.checks import CheckContext, Trace, run_checks
 from agentic_eval.core.canonical import canonical_file_text
 from agentic_eval.core.results import ApprovalMode, CheckResult, MustApproveCall, PolicyEvent
-from agentic_eval.domains.base import CaseFile, CaseSpec, Trace
+from agentic_eval.domains.base import CaseFile, CaseSpec
 from agentic_eval.domains.retail_ops import DOMAIN, RetailEnv, answer_key, matching, policy
 from agentic_eval.domains.retail_ops import reference as reference_module
 from agentic_eval.domains.retail_ops.fixtures import (
@@ -59,26 +60,27 @@ class Judged:
 
 async def judge(case: CaseSpec, agent_name: str, mode: ApprovalMode = "enforce") -> Judged:
     agent = DOMAIN.agents()[agent_name]
-    env = DOMAIN.make_env(case)
-    checkpoint = ApprovalCheckpoint(mode, lambda a, t: DOMAIN.decide_approval(case, a, t))
+    spec = DOMAIN.task_spec(case, Limits())
+    env = spec.make_env()
+    checkpoint = ApprovalCheckpoint(mode, spec.approver)
     run = await run_agent(
         ScriptedBackend(agent_name, agent),
         CallContext(domain="retail_ops", case_id=case.id, turn=0),
         model="scripted",
-        system=DOMAIN.system_prompt,
-        task=case.task(),
-        tools=DOMAIN.tools(),
+        system=spec.system_prompt,
+        task=spec.task,
+        tools=spec.tools,
         env=env,
-        output_model=DOMAIN.output_model(case),
+        output_model=spec.output_model,
         checkpoint=checkpoint,
-        limits=Limits(),
+        limits=spec.limits,
     )
-    checks: list[CheckResult] = []
-    if run.outcome is None:
-        assert run.output is not None
-        checks += DOMAIN.check_output(case, run.output, env)
     events = tuple(checkpoint.events)
-    checks += DOMAIN.check_trace(case, Trace(tuple(run.tool_calls), events), env)
+    ctx = CheckContext(
+        case=case, output=run.output, trace=Trace(tuple(run.tool_calls), events), env=env
+    )
+    checks, crashes = run_checks(spec.checks, ctx)
+    assert not crashes, crashes
     return Judged(env, events, checks, None if run.outcome is None else run.outcome.reason)
 
 
@@ -104,7 +106,7 @@ def test_committed_case_file_is_what_the_answer_key_computes() -> None:
 
 def test_every_expectation_validates_against_its_output_model() -> None:
     for case in CASES:
-        model = DOMAIN.output_model(case)
+        model = DOMAIN.task_kind(case).output_model
         fields = {k: v for k, v in case.expected.items() if k in model.model_fields}
         assert set(fields) == set(model.model_fields), case.id
         model.model_validate(fields)

@@ -69,11 +69,11 @@ class ApprovalCheckpoint:
         if not isinstance(action, str) or not isinstance(target, str):
             return "invalid arguments: 'action' and 'target' must be strings", True
         try:
-            granted = self._decide(action, target)
+            granted: object = self._decide(action, target)
         except Exception as exc:
             where = f"approver raised {type(exc).__name__}"
             raise DomainFault(where, describe_exception(exc)) from exc
-        if not isinstance(granted, bool):
+        if not isinstance(granted, bool):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise DomainFault("approver returned a non-boolean", repr(granted)[:80])
         if granted:
             self._granted.add((action, target))

@@ -152,7 +152,11 @@ async def run_agent(
             response = await backend.complete(
                 request,
                 CallContext(
-                    domain=call.domain, case_id=call.case_id, turn=turn, request_key=request_key
+                    domain=call.domain,
+                    case_id=call.case_id,
+                    turn=turn,
+                    request_key=request_key,
+                    sample=call.sample,
                 ),
             )
         except AuthenticationFailed:

@@ -13,12 +13,6 @@ from agentic_eval.backends.base import (
     TransientBackendError,
 )
 from agentic_eval.backends.factory import PROVIDERS, Provider, live_backend
-from agentic_eval.backends.spec import (
-    BackendSpec,
-    live_backend_from_spec,
-    providers,
-    register_provider,
-)
 from agentic_eval.backends.scripted import (
     AgentTask,
     Call,
@@ -28,14 +22,20 @@ from agentic_eval.backends.scripted import (
     ToolReply,
     respond,
 )
+from agentic_eval.backends.spec import (
+    BackendSpec,
+    live_backend_from_spec,
+    providers,
+    register_provider,
+)
 
 __all__ = [
     "PROVIDERS",
     "AgentTask",
     "AuthenticationFailed",
     "BackendError",
-    "BackendSpec",
     "BackendInfo",
+    "BackendSpec",
     "Call",
     "CallContext",
     "ModelBackend",

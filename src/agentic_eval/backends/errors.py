@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentic_eval.core.text import redact
 from agentic_eval.backends.base import (
     AuthenticationFailed,
     BackendError,
     ProviderRequestError,
     TransientBackendError,
 )
+from agentic_eval.core.text import redact
 
 MAX_MESSAGE_CHARS = 500
 TRANSIENT_STATUSES = frozenset({408, 429, 529})

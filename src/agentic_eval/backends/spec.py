@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from importlib.metadata import entry_points
-from typing import Literal
+from typing import Literal, cast
 
 from pydantic import Field
 
@@ -93,7 +93,7 @@ def providers() -> dict[str, ProviderFactory]:
             except Exception:  # a broken plugin must not break the built-ins
                 continue
             if callable(factory):
-                _providers[ep.name] = factory
+                _providers[ep.name] = cast(ProviderFactory, factory)
     return dict(_providers)
 
 

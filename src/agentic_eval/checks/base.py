@@ -139,5 +139,7 @@ def run_checks(
             )
             continue
         for r in produced:
-            results.append(r if r.hard_gate == c.hard_gate else r.model_copy(update={"hard_gate": c.hard_gate}))
+            results.append(
+                r if r.hard_gate == c.hard_gate else r.model_copy(update={"hard_gate": c.hard_gate})
+            )
     return results, crashes

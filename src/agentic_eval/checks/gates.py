@@ -24,6 +24,6 @@ def approval_gate(events: tuple[PolicyEvent, ...]) -> CheckResult:
 
 
 @check(APPROVAL_GATE_NAME, hard_gate=True)
-def APPROVAL_GATE(ctx: CheckContext[object]) -> CheckResult:  # noqa: N802
+def APPROVAL_GATE(ctx: CheckContext[object]) -> CheckResult:
     """The approval hard gate as a :class:`~agentic_eval.checks.Check`."""
     return approval_gate(ctx.trace.policy_events)

@@ -87,7 +87,11 @@ def list_recordings(domains: tuple[str, ...], recordings: Path) -> int:
             try:
                 card = read_scorecard(scorecard_path(directory))
                 t, p = card.totals, card.produced_by
-                what = "scripted agent" if p.agent_kind == "scripted" else f"model {p.model} via {p.backend}"
+                what = (
+                    "scripted agent"
+                    if p.agent_kind == "scripted"
+                    else f"model {p.model} via {p.backend}"
+                )
                 summary = (
                     f"{what}, approval {p.approval_mode}, passed {t.passed}/{t.cases}, "
                     f"gate {card.gate.verdict}"
@@ -115,9 +119,7 @@ def _find_domain(case_id: str, domain: str | None) -> Domain[Any]:
 @click.option("--agent", default=None, help="Whose recording (default: reference, else the first).")
 @click.option("--sample", type=click.IntRange(0), default=0, show_default=True)
 @_RECORDINGS
-def show(
-    case_id: str, domain: str | None, agent: str | None, sample: int, recordings: Path
-) -> int:
+def show(case_id: str, domain: str | None, agent: str | None, sample: int, recordings: Path) -> int:
     """Show one recorded transcript turn by turn, with its checks.
 
     \b
@@ -138,7 +140,10 @@ def show(
     except RecordingError as exc:
         raise click.ClickException(one_line(str(exc))) from None
     p = t.provenance
-    _echo(f"{d.name} / {case_id} (sample {t.sample}) by {agent}: {p.agent_kind} {p.model} via {p.backend}, approval {p.parameters.approval_mode}")
+    _echo(
+        f"{d.name} / {case_id} (sample {t.sample}) by {agent}: {p.agent_kind} {p.model} "
+        f"via {p.backend}, approval {p.parameters.approval_mode}"
+    )
     calls = {c.id: c for c in t.tool_calls}
     for turn in t.turns:
         _echo(f"\n-- turn {turn.index}")
@@ -157,7 +162,10 @@ def show(
     for e in t.policy_events:
         _echo(f"\npolicy: {one_line(canonical_json(e), 300)}")
     v = t.verdict
-    _echo(f"\noutcome: {v.outcome.kind}" + (f" - {one_line(v.outcome.reason, 300)}" if v.outcome.reason else ""))
+    _echo(
+        f"\noutcome: {v.outcome.kind}"
+        + (f" - {one_line(v.outcome.reason, 300)}" if v.outcome.reason else "")
+    )
     for c in v.checks:
         mark = "PASS" if c.passed else "FAIL"
         gate = " [hard gate]" if c.hard_gate else ""

@@ -139,7 +139,9 @@ class RunOptions:
     show_default=True,
     help="Root folder of the recordings.",
 )
-@click.option("--max-turns", type=click.IntRange(1, 200), default=DEFAULT_MAX_TURNS, show_default=True)
+@click.option(
+    "--max-turns", type=click.IntRange(1, 200), default=DEFAULT_MAX_TURNS, show_default=True
+)
 @click.option(
     "--max-tokens",
     type=click.IntRange(16, 200_000),

@@ -1,12 +1,12 @@
 """Core types: messages, requests, transcripts, outcomes, scorecards (all versioned pydantic)."""
 
-from agentic_eval.core.case import CaseSpec
 from agentic_eval.core.canonical import (
     canonical_file_text,
     canonical_json,
     first_difference,
     sha256_of,
 )
+from agentic_eval.core.case import CaseSpec
 from agentic_eval.core.messages import (
     ContentBlock,
     Message,
@@ -45,8 +45,8 @@ from agentic_eval.core.transcript import (
 __all__ = [
     "ApprovalMode",
     "ApprovalRequested",
-    "CaseSpec",
     "CaseResult",
+    "CaseSpec",
     "CheckResult",
     "ContentBlock",
     "GateSummary",

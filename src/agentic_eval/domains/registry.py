@@ -36,9 +36,13 @@ def register_domain(domain: Domain[Any]) -> Domain[Any]:
     """
     if not isinstance(domain, Domain):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise TypeError(f"register_domain needs a Domain instance, got {_describe(domain)}")
-    missing = [a for a in ("name", "system_prompt") if not isinstance(getattr(domain, a, None), str)]
+    missing = [
+        a for a in ("name", "system_prompt") if not isinstance(getattr(domain, a, None), str)
+    ]
     if missing:
-        raise TypeError(f"{type(domain).__name__} must set the class attribute(s) {', '.join(missing)}")
+        raise TypeError(
+            f"{type(domain).__name__} must set the class attribute(s) {', '.join(missing)}"
+        )
     existing = _domains.get(domain.name)
     if existing is not None and existing is not domain:
         raise ValueError(f"a domain named {domain.name!r} is already registered")
@@ -53,7 +57,8 @@ def unregister_domain(name: str) -> None:
 
 def _describe(obj: object) -> str:
     if isinstance(obj, type):
-        return f"the class {obj.__module__}.{obj.__qualname__} (expose an instance: `DOMAIN = {obj.__qualname__}()`)"
+        name = f"{obj.__module__}.{obj.__qualname__}"
+        return f"the class {name} (expose an instance: `DOMAIN = {obj.__qualname__}()`)"
     return f"a {type(obj).__name__}"
 
 
@@ -69,7 +74,9 @@ def _load_entry_points() -> None:
             obj = ep.load()
         except Exception as exc:
             detail = str(exc).splitlines()[0] if str(exc) else ""
-            _errors[ep.name] = f"cannot import {ep.value}: {type(exc).__name__}: {detail}".rstrip(": ")
+            _errors[ep.name] = f"cannot import {ep.value}: {type(exc).__name__}: {detail}".rstrip(
+                ": "
+            )
             continue
         if not isinstance(obj, Domain):
             _errors[ep.name] = f"entry point {ep.value} is {_describe(obj)}, not a Domain instance"

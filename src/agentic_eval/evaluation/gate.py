@@ -54,7 +54,7 @@ def format_rate(num: int, den: int, threshold: float | None = None) -> str:
     """``num/den`` as a percentage with enough digits to be on the right side of ``threshold``.
 
     ``format_rate(1, 99, 0.01)`` is ``1.01%``; ``format_rate(2000, 199999, 0.01)`` is
-    ``1.000005%``, never ``1.0%``.
+    ``1.00001%``, never ``1.0%``.
     """
     if den == 0:
         return "0.0%"
@@ -64,7 +64,9 @@ def format_rate(num: int, den: int, threshold: float | None = None) -> str:
     for digits in range(1, 20):
         text = f"{float(rate):.{digits}f}"
         shown = Fraction(text)
-        if limit is None or ((shown > limit) == (rate > limit) and (shown == limit) == (rate == limit)):
+        if limit is None or (
+            (shown > limit) == (rate > limit) and (shown == limit) == (rate == limit)
+        ):
             break
     return f"{text}%"
 

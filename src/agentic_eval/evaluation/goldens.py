@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agentic_eval.recordings.files import write_atomic
 from agentic_eval.core.canonical import canonical_file_text, first_difference, short_repr, value_at
 from agentic_eval.domains.base import CaseFile, CaseFileError, Domain
+from agentic_eval.recordings.files import write_atomic
 
 
 def write_goldens(domain: Domain[Any]) -> Path:

@@ -10,7 +10,9 @@ from agentic_eval.evaluation.runner import CaseRun
 from agentic_eval.store.db import Store
 
 
-def sample_row(run: CaseRun, transcript_ref: str | None, worker: str | None = None) -> dict[str, Any]:
+def sample_row(
+    run: CaseRun, transcript_ref: str | None, worker: str | None = None
+) -> dict[str, Any]:
     """The ``eval_sample`` columns of one sample run.
 
     The transcript itself is stored in the row when no file holds it (``transcript_ref`` None),

@@ -94,14 +94,18 @@ def _prepare(spec: TaskSpec[Any]) -> tuple[Any, Outcome | None]:
         submit_spec(spec.output_model)
     except Exception as exc:
         where = f"output model {spec.output_model.__name__} has no JSON schema"
-        return None, Outcome(kind="error", reason=f"{where}: {describe_exception(exc)}", where=where)
+        return None, Outcome(
+            kind="error", reason=f"{where}: {describe_exception(exc)}", where=where
+        )
     try:
         return spec.make_env(), None
     except DomainFault as fault:
         return None, Outcome(kind="error", reason=str(fault), where=fault.where)
     except Exception as exc:
         where = f"make_env raised {type(exc).__name__}"
-        return None, Outcome(kind="error", reason=f"{where}: {describe_exception(exc)}", where=where)
+        return None, Outcome(
+            kind="error", reason=f"{where}: {describe_exception(exc)}", where=where
+        )
 
 
 async def run_case(spec: TaskSpec[Any], backend: ModelBackend, settings: RunSettings) -> CaseRun:

@@ -1,4 +1,4 @@
-"""Recordings: the layout of transcript folders, record and replay backends, scorecard comparison."""
+"""Recordings: transcript folders, record and replay backends, scorecard comparison."""
 
 from agentic_eval.recordings.compare import compare_scorecard, rewrite_scorecard
 from agentic_eval.recordings.files import (

@@ -11,7 +11,7 @@ import os
 import stat
 import tempfile
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
@@ -96,7 +96,8 @@ def validate(model: type[M], path: Path, data: Any, what: str) -> M:
     Raises:
         RecordingError: Naming the file and the first invalid field (or the unknown version).
     """
-    version = data.get("schema_version") if isinstance(data, dict) else None
+    mapping = cast(dict[str, Any], data) if isinstance(data, dict) else {}
+    version = mapping.get("schema_version")
     expected = model.model_fields["schema_version"].default
     if version != expected:
         raise RecordingError(

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -24,7 +24,12 @@ from agentic_eval.backends.base import (
     ReplayDivergence,
     Review,
 )
-from agentic_eval.core.canonical import canonical_json, describe_difference, first_difference, value_at
+from agentic_eval.core.canonical import (
+    canonical_json,
+    describe_difference,
+    first_difference,
+    value_at,
+)
 from agentic_eval.core.model import ModelRequest, ModelResponse
 from agentic_eval.core.results import Outcome
 from agentic_eval.core.settings import RunParameters
@@ -112,9 +117,10 @@ class ReplayBackend(ModelBackend):
             self.broken[key] = f"no recording in {self.directory}"
             return
         try:
-            data = parse_json(path, read_bounded(path))
-            if not isinstance(data, dict):
+            raw = parse_json(path, read_bounded(path))
+            if not isinstance(raw, dict):
                 raise RecordingError(f"{path}: not a transcript object")
+            data = cast(dict[str, Any], raw)
             if data.get("schema_version") != TRANSCRIPT_SCHEMA_VERSION:
                 raise RecordingError(
                     f"{path}: transcript format version {data.get('schema_version')!r} is not "

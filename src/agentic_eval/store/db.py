@@ -11,13 +11,13 @@ from __future__ import annotations
 import os
 import re
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, func, select, update
+from sqlalchemy import Engine, create_engine, event, func, insert, select, update
 from sqlalchemy.engine import Connection, make_url
 
 from agentic_eval._version import __version__
@@ -130,7 +130,7 @@ class Store:
         self._migrated = False
 
     @contextmanager
-    def _begin(self, doing: str) -> Iterator[Connection]:
+    def _begin(self, doing: str) -> Generator[Connection]:
         try:
             with self.engine.begin() as conn:
                 yield conn
@@ -192,7 +192,7 @@ class Store:
         )
         values["started_at"] = values["heartbeat_at"] = started_at
         with self._begin("start a run") as conn:
-            conn.execute(EvalRun.__table__.insert().values(**values))
+            conn.execute(insert(EvalRun).values(**values))
         return run_id
 
     def add_samples(self, run_id: str, rows: Iterable[dict[str, Any]]) -> None:
@@ -201,20 +201,21 @@ class Store:
         batch = [{**clean(r), "run_id": run_id} for r in rows]
         if not batch:
             return
-        table = EvalSample.__table__
         keys = ["run_id", "case_id", "sample"]
         with self._begin("write samples") as conn:
             if conn.dialect.name == "postgresql":
                 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
-                stmt = pg_insert(table).on_conflict_do_nothing(index_elements=keys)
+                conn.execute(
+                    pg_insert(EvalSample).on_conflict_do_nothing(index_elements=keys), batch
+                )
             elif conn.dialect.name == "sqlite":
                 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-                stmt = sqlite_insert(table).on_conflict_do_nothing(index_elements=keys)
+                stmt = sqlite_insert(EvalSample).on_conflict_do_nothing(index_elements=keys)
+                conn.execute(stmt, batch)
             else:  # pragma: no cover - other dialects insert plainly
-                stmt = table.insert()
-            conn.execute(stmt, batch)
+                conn.execute(insert(EvalSample), batch)
             conn.execute(
                 update(EvalRun).where(EvalRun.id == run_id).values(heartbeat_at=datetime.now(UTC))
             )

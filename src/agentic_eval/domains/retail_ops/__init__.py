@@ -15,8 +15,8 @@ from agentic_eval.backends.scripted import ScriptedAgent
 from agentic_eval.core.case import CaseSpec
 from agentic_eval.domains.base import Domain
 from agentic_eval.domains.retail_ops import answer_key
-from agentic_eval.domains.retail_ops.checks import CHECKS
 from agentic_eval.domains.retail_ops.agents import AGENTS
+from agentic_eval.domains.retail_ops.checks import CHECKS
 from agentic_eval.domains.retail_ops.fixtures import (
     FIXTURES_PATH,
     RetailFixtures,

@@ -18,17 +18,24 @@ depends_on = None
 
 
 def upgrade() -> None:
-    """Add the columns; existing samples become sample 0, attempt 1."""
-    with op.batch_alter_table("eval_run") as run:
+    """Add the columns; existing samples become sample 0, attempt 1.
+
+    ``eval_run`` is only added to (on SQLite, rebuilding the parent table would cascade-delete
+    the samples; SQLite ignores string lengths anyway), ``eval_sample`` is rebuilt in batch mode
+    to swap its unique key.
+    """
+    sqlite = op.get_bind().dialect.name == "sqlite"
+    op.add_column("eval_run", sa.Column("heartbeat_at", sa.DateTime(timezone=True), nullable=True))
+    op.add_column("eval_run", sa.Column("settings", sa.JSON(), nullable=True))
+    op.add_column("eval_run", sa.Column("backend_spec", sa.JSON(), nullable=True))
+    op.add_column(
+        "eval_run",
+        sa.Column("planned_samples", sa.Integer(), nullable=False, server_default="0"),
+    )
+    op.add_column("eval_run", sa.Column("worker", sa.Text(), nullable=True))
+    if not sqlite:
         for name in ("domain", "agent", "backend", "model", "package_version"):
-            run.alter_column(name, type_=sa.Text(), existing_nullable=False)
-        run.add_column(sa.Column("heartbeat_at", sa.DateTime(timezone=True), nullable=True))
-        run.add_column(sa.Column("settings", sa.JSON(), nullable=True))
-        run.add_column(sa.Column("backend_spec", sa.JSON(), nullable=True))
-        run.add_column(
-            sa.Column("planned_samples", sa.Integer(), nullable=False, server_default="0")
-        )
-        run.add_column(sa.Column("worker", sa.Text(), nullable=True))
+            op.alter_column("eval_run", name, type_=sa.Text(), existing_nullable=False)
     with op.batch_alter_table("eval_sample") as sample:
         sample.drop_constraint("uq_eval_sample_run_case", type_="unique")
         sample.alter_column("case_id", type_=sa.Text(), existing_nullable=False)
@@ -52,6 +59,5 @@ def downgrade() -> None:
         for name in ("transcript", "finished_at", "started_at", "worker_id", "attempt", "sample"):
             sample.drop_column(name)
         sample.create_unique_constraint("uq_eval_sample_run_case", ["run_id", "case_id"])
-    with op.batch_alter_table("eval_run") as run:
-        for name in ("worker", "planned_samples", "backend_spec", "settings", "heartbeat_at"):
-            run.drop_column(name)
+    for name in ("worker", "planned_samples", "backend_spec", "settings", "heartbeat_at"):
+        op.drop_column("eval_run", name)
