@@ -204,3 +204,36 @@ def test_readme_scorecard_table_is_what_replay_prints(capsys: pytest.CaptureFixt
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     block = readme.split("<!-- scorecards:start -->\n", 1)[1].split("<!-- scorecards:end -->")[0]
     assert block.strip() == table
+
+
+@pytest.mark.parametrize(
+    ("folder", "args"),
+    [
+        ("reference", ["--agent", "reference"]),
+        (
+            "naive-observe",
+            ["--agent", "naive", "--label", "naive-observe", "--approval", "observe"],
+        ),
+    ],
+)
+def test_re_recording_an_unchanged_run_leaves_the_files_byte_identical(
+    recordings: Path, folder: str, args: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = recordings / "retail_ops" / folder
+    before = {p.name: p.read_bytes() for p in target.iterdir()}
+    code = main(
+        [
+            "run",
+            "retail_ops",
+            "--backend",
+            "scripted",
+            *args,
+            "--record",
+            "--recordings",
+            str(recordings),
+        ]
+    )
+    capsys.readouterr()
+    assert code == (0 if folder == "reference" else 1)  # the naive agent fails its gate
+    after = {p.name: p.read_bytes() for p in target.iterdir()}
+    assert after == before
