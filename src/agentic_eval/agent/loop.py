@@ -33,6 +33,7 @@ from agentic_eval.backends.base import (
 from agentic_eval.core.messages import Message, ToolResultBlock, ToolUseBlock, user_text
 from agentic_eval.core.model import ModelRequest, RequestKeyBuilder, ToolSpec
 from agentic_eval.core.results import Outcome, ToolCallRecord
+from agentic_eval.core.text import redact
 from agentic_eval.core.transcript import RequestTemplate, Turn, response_key
 
 Env = TypeVar("Env")
@@ -135,14 +136,16 @@ async def run_agent(
 
     add(user_text(task))
     appended: list[Message] = list(messages)
+    tool_specs = tuple(specs)
     for turn in range(limits.max_turns):
-        request = ModelRequest(
+        # Every part is an already-validated model: construct without re-validating (hot path).
+        request = ModelRequest.model_construct(
             model=model,
             system=system,
             messages=tuple(messages),
-            tools=tuple(specs),
+            tools=tool_specs,
             max_tokens=limits.max_tokens,
-            temperature=temperature,
+            temperature=float(temperature),
         )
         if run.request is None:
             run.request = RequestTemplate.of(request)
@@ -162,13 +165,14 @@ async def run_agent(
         except AuthenticationFailed:
             raise
         except TransientBackendError as exc:
-            run.outcome = Outcome(kind="transient", reason=str(exc), where=where)
+            run.outcome = Outcome(kind="transient", reason=redact(str(exc)), where=where)
             return run
         except BackendError as exc:
-            run.outcome = Outcome(kind="error", reason=str(exc), where=where)
+            run.outcome = Outcome(kind="error", reason=redact(str(exc)), where=where)
             return run
         except Exception as exc:  # a broken backend is a harness error, never a crash
-            run.outcome = Outcome(kind="error", reason=f"{type(exc).__name__}: {exc}", where=where)
+            reason = redact(f"{type(exc).__name__}: {exc}")
+            run.outcome = Outcome(kind="error", reason=reason, where=where)
             return run
         run.turns.append(
             Turn(

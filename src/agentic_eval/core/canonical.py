@@ -1,7 +1,10 @@
 """Canonical JSON: sorted keys, no insignificant whitespace, stable bytes.
 
 Every persisted artefact (case files, transcripts, scorecards) and every request key goes through
-these two functions, so that the same value always produces the same bytes.
+these functions, so that the same value always produces the same bytes. The encoder is orjson
+(sorted keys, UTF-8, RFC 8259 escapes); dates, datetimes and dataclasses are refused rather than
+converted (a value that is not plain JSON is an error), and the rare value orjson cannot encode
+(an integer beyond 64 bits) falls back to the standard library encoder, deterministically.
 """
 
 from __future__ import annotations
@@ -10,9 +13,12 @@ import hashlib
 import json
 from typing import Any
 
+import orjson
 from pydantic import BaseModel
 
-_COMPACT = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+_STRICT = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+_COMPACT = orjson.OPT_SORT_KEYS | _STRICT
+_INDENTED = orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2 | _STRICT
 
 
 def _plain(value: Any) -> Any:
@@ -23,22 +29,47 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def canonical_json(value: Any, *, indent: int | None = None) -> str:
-    """Serialise ``value`` (a pydantic model or JSON-compatible data) to canonical JSON.
+def canonical_bytes(value: Any, *, indent: bool = False) -> bytes:
+    """Serialise ``value`` (a pydantic model or JSON-compatible data) to canonical JSON bytes.
 
     Args:
         value: A pydantic model or plain JSON data.
-        indent: ``None`` for the compact form used in hashes; an int for committed files.
+        indent: False for the compact form used in hashes; True for committed files (two
+            spaces).
+
+    Raises:
+        TypeError: When ``value`` is not plain JSON data (a date, a set, an object...).
+    """
+    plain = _plain(value)
+    try:
+        return orjson.dumps(plain, option=_INDENTED if indent else _COMPACT)
+    except orjson.JSONEncodeError:
+        pass
+    try:  # only an integer beyond 64 bits gets here with plain JSON data
+        text = json.dumps(
+            plain,
+            sort_keys=True,
+            ensure_ascii=False,
+            separators=(",", ": ") if indent else (",", ":"),
+            indent=2 if indent else None,
+            allow_nan=False,
+        )
+    except ValueError as exc:
+        raise TypeError(str(exc)) from None
+    return text.encode("utf-8")
+
+
+def canonical_json(value: Any, *, indent: int | None = None) -> str:
+    """Serialise ``value`` to canonical JSON text (see :func:`canonical_bytes`).
+
+    Args:
+        value: A pydantic model or plain JSON data.
+        indent: ``None`` for the compact form used in hashes; 2 for committed files.
 
     Returns:
         The JSON text, keys sorted, non-ASCII kept as is.
     """
-    if indent is None:
-        return _COMPACT.encode(_plain(value))
-    separators = (",", ": ")
-    return json.dumps(
-        _plain(value), sort_keys=True, ensure_ascii=False, separators=separators, indent=indent
-    )
+    return canonical_bytes(value, indent=indent is not None).decode("utf-8")
 
 
 def canonical_file_text(value: Any) -> str:
@@ -48,7 +79,7 @@ def canonical_file_text(value: Any) -> str:
 
 def sha256_of(value: Any) -> str:
     """Hex sha256 of the compact canonical JSON of ``value``."""
-    return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
+    return hashlib.sha256(canonical_bytes(value)).hexdigest()
 
 
 def first_difference(expected: Any, actual: Any, path: str = "") -> str | None:

@@ -59,19 +59,19 @@ class ModelResponse(Frozen):
         return [b for b in self.content if isinstance(b, ToolUseBlock)]
 
 
-_TOOLS_JSON: dict[tuple[int, ...], tuple[tuple[ToolSpec, ...], str]] = {}
+_TOOLS_JSON: dict[tuple[int, ...], tuple[tuple[ToolSpec, ...], bytes]] = {}
 
 
-def _tools_json(tools: tuple[ToolSpec, ...]) -> str:
+def _tools_json(tools: tuple[ToolSpec, ...]) -> bytes:
     """Canonical JSON of a tool list, memoised on the specs' identity (they are built once per
     domain and offered in every case; the memo holds them, so their ids cannot be reused)."""
-    from agentic_eval.core.canonical import canonical_json
+    from agentic_eval.core.canonical import canonical_bytes
 
     ident = tuple(id(t) for t in tools)
     hit = _TOOLS_JSON.get(ident)
     if hit is not None:
         return hit[1]
-    text = canonical_json([t.model_dump(mode="json") for t in tools])
+    text = canonical_bytes([t.model_dump(mode="json") for t in tools])
     if len(_TOOLS_JSON) > 256:
         _TOOLS_JSON.clear()
     _TOOLS_JSON[ident] = (tools, text)
@@ -95,25 +95,30 @@ class RequestKeyBuilder:
         max_tokens: int,
         temperature: float,
     ) -> None:
-        from agentic_eval.core.canonical import canonical_json
+        from agentic_eval.core.canonical import canonical_bytes
 
-        self._head = f'{{"max_tokens":{canonical_json(max_tokens)},"messages":['
-        specs = _tools_json(tuple(tools))
+        self._head = b'{"max_tokens":' + canonical_bytes(max_tokens) + b',"messages":['
         self._tail = (
-            f'],"model":{canonical_json(model)},"system":{canonical_json(system)}'
-            f',"temperature":{canonical_json(float(temperature))},"tools":{specs}}}'
+            b'],"model":'
+            + canonical_bytes(model)
+            + b',"system":'
+            + canonical_bytes(system)
+            + b',"temperature":'
+            + canonical_bytes(float(temperature))
+            + b',"tools":'
+            + _tools_json(tuple(tools))
+            + b"}"
         )
-        self._parts: list[str] = []
+        self._parts: list[bytes] = []
 
     def append(self, message: Message) -> None:
         """Add the next message of the conversation."""
-        from agentic_eval.core.canonical import canonical_json
+        from agentic_eval.core.canonical import canonical_bytes
 
-        self._parts.append(canonical_json(message))
+        self._parts.append(canonical_bytes(message))
 
     def key(self) -> str:
         """The key of the request with the messages appended so far."""
         import hashlib
 
-        text = self._head + ",".join(self._parts) + self._tail
-        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+        return hashlib.sha256(self._head + b",".join(self._parts) + self._tail).hexdigest()

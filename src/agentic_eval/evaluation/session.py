@@ -22,7 +22,11 @@ from agentic_eval.evaluation.gate import build_scorecard, case_result, gate_summ
 from agentic_eval.evaluation.persist import SampleBuffer, sample_row
 from agentic_eval.evaluation.runner import CaseCallback, CaseRun, TasksRun, produced_by, run_tasks
 from agentic_eval.evaluation.settings import RunSettings
-from agentic_eval.recordings.compare import compare_scorecard, rewrite_scorecard
+from agentic_eval.recordings.compare import (
+    compare_scorecard,
+    rewrite_scorecard,
+    scorecard_sha256,
+)
 from agentic_eval.recordings.layout import agent_dir
 from agentic_eval.recordings.record import RecordingBackend
 from agentic_eval.recordings.replay import ReplayBackend
@@ -179,7 +183,8 @@ async def run_session(
         )
         left_alone = foreign
     status: RunStatus = "interrupted" if stopped else "finished"
-    store.finish_run(run_id, scorecard, result.finished_at, reproduced, status)
+    digest = scorecard_sha256(scorecard)
+    store.finish_run(run_id, scorecard, result.finished_at, reproduced, status, digest)
     return SessionResult(
         suite=suite,
         scorecard=scorecard,

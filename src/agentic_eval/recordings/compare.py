@@ -3,10 +3,11 @@ recording."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import hashlib
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from agentic_eval.core.canonical import canonical_file_text, canonical_json, first_difference
+from agentic_eval.core.canonical import canonical_bytes, canonical_file_text, first_difference
 from agentic_eval.core.scorecard import CaseResult, Scorecard
 from agentic_eval.core.transcript import Transcript
 from agentic_eval.recordings.files import (
@@ -21,22 +22,55 @@ from agentic_eval.recordings.files import (
 )
 
 
+def scorecard_chunks(scorecard: Scorecard) -> Iterator[bytes]:
+    """The scorecard's canonical file text (``canonical_file_text``), in pieces: one per case.
+
+    Serialising case by case keeps a large batch from building the whole scorecard as Python
+    objects at once; the pieces concatenate to exactly ``canonical_file_text(scorecard)``.
+    """
+    head = canonical_bytes(scorecard.model_copy(update={"cases": ()}), indent=True)
+    before, marker, after = head.partition(b'"cases": []')
+    if not marker:  # pragma: no cover - the field is always there
+        raise ValueError("scorecard without cases field")
+    if not scorecard.cases:
+        yield head + b"\n"
+        return
+    yield before + b'"cases": [\n'
+    last = len(scorecard.cases) - 1
+    for i, case in enumerate(scorecard.cases):
+        text = b"    " + canonical_bytes(case, indent=True).replace(b"\n", b"\n    ")
+        yield text + (b",\n" if i < last else b"\n")
+    yield b"  ]" + after + b"\n"
+
+
+def scorecard_sha256(scorecard: Scorecard) -> str:
+    """sha256 of the scorecard's canonical file text, computed piece by piece."""
+    digest = hashlib.sha256()
+    for chunk in scorecard_chunks(scorecard):
+        digest.update(chunk)
+    return digest.hexdigest()
+
+
 def compare_scorecard(directory: Path, scorecard: Scorecard, full: bool) -> tuple[bool, str]:
     """Whether ``scorecard`` reproduces the committed one (all of it, or only its own samples).
+
+    The committed file is streamed against the scorecard's canonical text, piece by piece; only
+    when the bytes differ is it parsed, to accept a reformatted but equal file or to name the
+    first differing field.
 
     Returns:
         (reproduced, the first differing field or why it could not be compared).
     """
     path = scorecard_path(directory)
+    if full and _same_bytes(path, scorecard_chunks(scorecard)):
+        return True, ""
     try:
         data = parse_json(path, read_bounded(path))
     except RecordingError as exc:
         text = str(exc)
         return False, (f"no committed scorecard at {path}" if "no recording at" in text else text)
     if full:
-        # canonical_file_text is a pure function of the data, so equal canonical data means
-        # equal bytes; comparing the compact forms keeps this at C speed for large batches.
-        if canonical_json(data) == canonical_json(scorecard):
+        if canonical_bytes(data) == canonical_bytes(scorecard):
             return True, ""
         where = first_difference(data, scorecard.model_dump(mode="json"))
         return False, f"scorecard differs from {path} at {where}"
@@ -50,6 +84,20 @@ def compare_scorecard(directory: Path, scorecard: Scorecard, full: bool) -> tupl
         if where is not None:
             return False, f"case {case.case_id} differs from the committed scorecard at {where}"
     return True, ""
+
+
+def _same_bytes(path: Path, chunks: Iterable[bytes]) -> bool:
+    """Whether the file holds exactly the concatenated chunks (read as it goes)."""
+    try:
+        with path.open("rb") as fh:
+            if not path.is_file():
+                return False
+            for chunk in chunks:
+                if fh.read(len(chunk)) != chunk:
+                    return False
+            return fh.read(1) == b""
+    except OSError:
+        return False
 
 
 def rewrite_scorecard(

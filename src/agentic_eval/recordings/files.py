@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
+import orjson
 from pydantic import BaseModel, ValidationError
 
 from agentic_eval.core.canonical import canonical_file_text
@@ -29,6 +30,10 @@ MAX_FILE_BYTES = 64 * 1024 * 1024
 """No recording file is larger; a bigger one (or a device such as /dev/zero) is refused."""
 
 M = TypeVar("M", bound=BaseModel)
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_LONG_RUN = b"0" * 19
+"""orjson reads an integer of 19 or more digits as a float; files with such a digit run anywhere
+(rare: a hash may have one) are read by the standard library instead, exactly."""
 
 
 class RecordingError(Exception):
@@ -52,6 +57,9 @@ def write_atomic(path: Path, text: str) -> None:
 def read_bounded(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
     """The bytes of a regular file of at most ``limit`` bytes.
 
+    Opened non-blocking (a FIFO must not hang the run) and checked to be a regular file before
+    anything is read (a device such as /dev/zero is refused, not read without end).
+
     Raises:
         RecordingError: When it is missing, not a regular file, unreadable or too large.
     """
@@ -67,15 +75,21 @@ def read_bounded(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
             raise RecordingError(f"{path}: not a regular file")
         if info.st_size > limit:
             raise RecordingError(f"{path}: larger than {limit} bytes")
-        with os.fdopen(fd, "rb", closefd=False) as fh:
-            data = fh.read(limit + 1)
+        chunks: list[bytes] = []
+        size = 0
+        while True:  # a regular file normally comes back in one read
+            chunk = os.read(fd, info.st_size + 1 - size if size <= info.st_size else 1)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > info.st_size:
+                raise RecordingError(f"{path}: changed while it was read")
     except OSError as exc:
         raise RecordingError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     finally:
         os.close(fd)
-    if len(data) > limit:
-        raise RecordingError(f"{path}: larger than {limit} bytes")
-    return data
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def parse_json(path: Path, raw: bytes) -> Any:
@@ -85,9 +99,12 @@ def parse_json(path: Path, raw: bytes) -> Any:
         RecordingError: When it is not UTF-8 JSON.
     """
     try:
-        return json.loads(raw)
+        if _LONG_RUN in raw.translate(_DIGITS_AS_ZERO):
+            return json.loads(raw)
+        return orjson.loads(raw)
     except (ValueError, RecursionError) as exc:
-        raise RecordingError(f"{path}: not JSON ({str(exc).splitlines()[0][:120]})") from None
+        detail = str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__
+        raise RecordingError(f"{path}: not JSON ({detail})") from None
 
 
 def validate(model: type[M], path: Path, data: Any, what: str) -> M:

@@ -25,7 +25,7 @@ from agentic_eval.backends.base import (
     Review,
 )
 from agentic_eval.core.canonical import (
-    canonical_json,
+    canonical_bytes,
     describe_difference,
     first_difference,
     value_at,
@@ -117,7 +117,7 @@ class ReplayBackend(ModelBackend):
             self.broken[key] = f"no recording in {self.directory}"
             return
         try:
-            raw = parse_json(path, read_bounded(path))
+            raw = parse_json(path, read_bounded(path))  # orjson: fast, and strict JSON
             if not isinstance(raw, dict):
                 raise RecordingError(f"{path}: not a transcript object")
             data = cast(dict[str, Any], raw)
@@ -194,8 +194,8 @@ class ReplayBackend(ModelBackend):
         loaded = self._loaded.get(key)
         if loaded is None:
             return Review(transcript, False, self.broken.get(key, "no recording"))
-        live = canonical_json(transcript)
-        if live == canonical_json(loaded.data):
+        live = canonical_bytes(transcript)
+        if live == canonical_bytes(loaded.data):
             return Review(transcript, True)
         now = json.loads(live)
         path = first_difference(loaded.data, now) or "<root>"

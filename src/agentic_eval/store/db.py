@@ -15,13 +15,12 @@ from collections.abc import Generator, Iterable
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import Engine, create_engine, event, func, insert, select, update
 from sqlalchemy.engine import Connection, make_url
 
 from agentic_eval._version import __version__
-from agentic_eval.core.canonical import sha256_of
 from agentic_eval.core.scorecard import ProducedBy, Scorecard
 from agentic_eval.store.models import EvalRun, EvalSample
 
@@ -93,6 +92,8 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 def clean(value: Any) -> Any:
     """``value`` with NUL characters removed from every string (PostgreSQL refuses them)."""
+    if isinstance(value, dict | list | tuple) and "\\x00" not in repr(cast(object, value)):
+        return cast(object, value)  # repr shows a NUL as \x00: nothing to clean (fast)
     if isinstance(value, str):
         return value.replace("\x00", "") if "\x00" in value else value
     if isinstance(value, dict):
@@ -252,8 +253,11 @@ class Store:
         finished_at: datetime,
         reproduced: bool | None,
         status: str = "finished",
+        scorecard_sha256: str | None = None,
     ) -> None:
-        """Write the run's status, and its totals and gate (a cache of the sample rows)."""
+        """Write the run's status, and its totals and gate (a cache of the sample rows).
+
+        ``scorecard_sha256`` is the sha256 of the scorecard's canonical file text."""
         values: dict[str, Any] = {
             "finished_at": finished_at,
             "heartbeat_at": finished_at,
@@ -271,7 +275,7 @@ class Store:
                 hard_gate_failures=t.hard_gate_failures,
                 failure_rate=scorecard.gate.failure_rate,
                 gate=scorecard.gate.verdict,
-                scorecard_sha256=sha256_of(scorecard),
+                scorecard_sha256=scorecard_sha256,
             )
         with self._begin("finish the run") as conn:
             conn.execute(update(EvalRun).where(EvalRun.id == run_id).values(**values))
