@@ -96,8 +96,8 @@ class ProcessMapping(Domain[ProcessEnv]):
         return KINDS[case.kind]
 
     def agents(self) -> dict[str, ScriptedAgent]:
-        """The ``reference`` agent, and the mutants under their names (to run them by hand)."""
-        return {**AGENTS, **{m.name: m.agent for m in MUTANTS}}
+        """The ``reference`` agent (the unsafe ones are :meth:`mutants`)."""
+        return dict(AGENTS)
 
     def mutants(self) -> tuple[Mutant, ...]:
         """``automates_broken_step`` and ``fix_first_in_business_case``, both caught by

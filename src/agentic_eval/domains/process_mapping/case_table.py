@@ -95,8 +95,10 @@ BUSINESS_RULE = (
     "Business case: only automate_now steps get a line item. A fix_before_automate step never "
     "counts, not even as a saving after its fix, and neither does a keep_human step. For each "
     "line item: saved_minutes_per_month = volume_per_month x handle_time_minutes x (100 - "
-    "exception_rate_pct) / 100, rounded half-up to a whole minute; role_id = the step's role "
-    f"from the event log ({ROLE_RULE}); saved_cost_cents_per_month = saved_minutes_per_month x "
+    "exception_rate_pct) / 100, rounded half-up to a whole minute; role_id = the role_id on "
+    "most of the step's events in its process's event log (get_event_log; an event belongs to "
+    "the step whose activity name it carries), a tie going to the alphabetically smallest "
+    "role_id; saved_cost_cents_per_month = saved_minutes_per_month x "
     "that role's hourly_cost_cents (get_cost_rates) / 60, rounded half-up to a whole cent. The "
     "totals are the sums over the line items (0 when there are none)."
 )
