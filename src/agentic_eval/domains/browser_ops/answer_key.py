@@ -10,6 +10,7 @@ the outcome from the server's records. Nothing is typed in by hand.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -56,10 +57,8 @@ class _Driver:
     def call(self, fn: Callable[..., Any], **args: Any) -> LogEntry:
         if len(self.env.log) >= _MAX_STEPS:
             raise ValueError(f"scenario {self.env.scenario.scenario_id}: the walk does not end")
-        try:
+        with contextlib.suppress(ToolError):
             fn(self.env, **args)
-        except ToolError:
-            pass
         return self.env.log[-1]
 
     def step(self, fn: Callable[..., Any], need: str, claim: Claim | None, **args: Any) -> LogEntry:
@@ -95,8 +94,10 @@ class _Driver:
             self.step(portal_tools.login, "none", None, account_id=scenario.account_id)
         if need in ("order", "form") and env.order_id is None:
             self.step(portal_tools.open_order, "session", None, order_id=scenario.order_id)
-        if need == "form" and claim is not None and (
-            env.form is None or env.form.claim_id != claim.claim_id
+        if (
+            need == "form"
+            and claim is not None
+            and (env.form is None or env.form.claim_id != claim.claim_id)
         ):
             order = env.fixtures.order(claim.order_id)
             self.step(
@@ -120,9 +121,7 @@ class _Driver:
     def file(self, claim: Claim) -> ClaimReport:
         """Submit a claim until the portal holds it exactly once, checking after timeouts."""
         while True:
-            entry = self.step(
-                portal_tools.submit_claim, "form", claim, claim_id=claim.claim_id
-            )
+            entry = self.step(portal_tools.submit_claim, "form", claim, claim_id=claim.claim_id)
             if entry.kind == "ok":
                 return ClaimReport(status="committed", confirmation_number=entry.committed)
             if entry.kind in ("timeout", "duplicate"):

@@ -153,9 +153,14 @@ def portal_state_check(case: CaseSpec, env: PortalEnv) -> CheckResult:
     for s in env.submissions:
         if not s.prior:
             got_filed.setdefault(s.claim_id, []).append(s.amount_cents)
-    want = {"filed": {k: [v] for k, v in want_filed.items()}}
-    want["escalated"] = sorted(cast(list[str], case.expected["escalated_claim_ids"]))
-    got = {"filed": got_filed, "escalated": sorted(e.claim_id for e in env.escalations)}
+    want: dict[str, Any] = {
+        "filed": {k: [v] for k, v in want_filed.items()},
+        "escalated": sorted(cast(list[str], case.expected["escalated_claim_ids"])),
+    }
+    got: dict[str, Any] = {
+        "filed": got_filed,
+        "escalated": sorted(e.claim_id for e in env.escalations),
+    }
     ok = got == want
     message = "" if ok else f"expected {want}, the portal shows {got}"
     return CheckResult(name="portal_state", passed=ok, message=message, expected=want, actual=got)

@@ -98,7 +98,9 @@ def fill_claim(
     if line is None:
         call.fail("rejected", f"422 unprocessable: order {order.order_id} has no line {sku}")
     if not 0 < amount_cents <= line.ordered_qty * line.unit_price_cents:
-        call.fail("rejected", "422 unprocessable: amount_cents must be positive and within the line value")
+        call.fail(
+            "rejected", "422 unprocessable: amount_cents must be positive, at most the line value"
+        )
     call.fault()
     env.form = Form(claim_id, sku, claim_type, amount_cents)
     env.page = "form_open"
@@ -119,7 +121,7 @@ def submit_claim(env: PortalEnv, claim_id: str, confirm_duplicate: bool = False)
     call = env.begin("submit_claim", args, claim_id)
     call.enter(session=True)
     if env.page != "form_open" or env.form is None or env.form.claim_id != claim_id:
-        call.fail("rejected", f"400 bad request: no claim form for {claim_id} is open (fill_claim first)")
+        call.fail("rejected", f"400 bad request: no form for {claim_id} is open (fill_claim first)")
     call.fault()
     if env.scenario.duplicate_detection and env.submissions_of(claim_id) and not confirm_duplicate:
         call.fail("duplicate", duplicate_message(claim_id))
