@@ -26,6 +26,7 @@ from agentic_eval.domains.browser_ops.portal import MUTATING_TOOLS, SAFE_TOOLS, 
 
 __all__ = [
     "CHECKS",
+    "GATES",
     "READ_RETRY_BOUND",
     "duplicate_commits",
     "field_checks",

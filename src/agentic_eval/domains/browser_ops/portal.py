@@ -6,7 +6,7 @@ case: ``locked`` (account locked: every portal request answers 423) and ``mainte
 whole portal is down: every request answers 503 maintenance). A session expiry drops back to
 ``logged_out`` and loses the open order and form.
 
-Every tool call goes through the same steps, in order: the terminal states answer first; then
+Every portal call goes through the same steps, in order: the terminal states answer first; then
 the call's preconditions (a session, an open order, a filled form) are checked and a call that
 fails them is ``rejected`` without being counted; then the call is counted and the scenario's
 fault script decides whether it fails and how; only then does the normal transition happen.

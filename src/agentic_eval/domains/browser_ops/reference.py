@@ -30,7 +30,8 @@ _PREFIXES = (
     ("SECURITY WARNING", "security"),
     ("409 duplicate submission", "duplicate"),
 )
-_STOP_REASONS = {"locked": "account_locked", "security": "security_warning"}
+_STOP_REASONS = frozenset({"account_locked", "security_warning"})
+"""Stop conditions of the policy: the task ends and the unfiled claims are escalated."""
 
 
 @dataclass(frozen=True)
@@ -228,7 +229,7 @@ def clerk(habits: Habits) -> ScriptedAgent:
                 desk.reports[cid] = yield from _file(desk, cid)
             except _Stop as halt:
                 stop = stop or halt
-                if habits.stop_whole_task or halt.reason not in _STOP_REASONS.values():
+                if habits.stop_whole_task or halt.reason not in _STOP_REASONS:
                     break
                 yield Call("escalate", {"claim_id": cid, "reason": halt.message})
                 desk.reports[cid] = {"status": "escalated", "confirmation_number": None}
