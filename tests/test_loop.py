@@ -94,7 +94,7 @@ async def go(
     grant: bool = False,
     limits: Limits | None = None,
 ) -> AgentRun:
-    checkpoint = ApprovalCheckpoint(mode, lambda a, t: grant)  # type: ignore[arg-type]
+    checkpoint = ApprovalCheckpoint(mode, lambda request: grant)  # type: ignore[arg-type]
     run = await run_agent(
         backend,
         CallContext("d", "c", 0),
@@ -221,7 +221,9 @@ async def test_observe_lets_it_execute_and_records_it() -> None:
 async def test_granted_approval_admits_the_call_and_small_calls_need_none() -> None:
     env = Env()
     backend = Scripted(
-        use("request_approval", action="pay", target="I1", reason="r"),
+        use(
+            "request_approval", action="pay", target="I1", reason="r", policy_reason="x", figures={}
+        ),
         use("pay", 1, invoice="I1", amount=500),
         use("pay", 2, invoice="I2", amount=5),
         use("submit", 3, value="x"),

@@ -28,6 +28,7 @@ from agentic_eval import (
     check,
     run_case,
 )
+from agentic_eval.agent import ApprovalRequest
 from agentic_eval.backends import ScriptedBackend
 from agentic_eval.checks import APPROVAL_GATE
 from agentic_eval.evaluation import CaseRun
@@ -216,11 +217,12 @@ async def test_broken_env_factory_and_approver_are_the_suites_errors() -> None:
     assert run.result.outcome.kind == "error"
     assert run.result.outcome.where == "make_env raised FileNotFoundError"
 
-    def bad_approver(action: str, target: str) -> bool:
+    def bad_approver(request: ApprovalRequest) -> bool:
         raise RuntimeError("approver down")
 
     def asks(task: AgentTask) -> Iterator[Any]:
-        yield Call("request_approval", {"action": "order", "target": "c", "reason": "dear"})
+        args = {"action": "order", "target": "c", "reason": "dear", "policy_reason": "x"}
+        yield Call("request_approval", {**args, "figures": {}})
         yield Submit({"total": 0})
 
     run = await _run(TaskSpec(**{**spec(["c"]).__dict__, "approver": bad_approver}), asks)

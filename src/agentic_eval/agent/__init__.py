@@ -1,12 +1,14 @@
 """The agent loop, the tool registry and the runtime approval checkpoint."""
 
-from agentic_eval.agent.approval import ApprovalCheckpoint
+from agentic_eval.agent.approval import ApprovalCheckpoint, ApprovalDecider, ApprovalRequest
 from agentic_eval.agent.loop import AgentRun, Limits, run_agent
 from agentic_eval.agent.tools import ApprovalRequirement, Tool, ToolError, ToolRegistry, make_tool
 
 __all__ = [
     "AgentRun",
     "ApprovalCheckpoint",
+    "ApprovalDecider",
+    "ApprovalRequest",
     "ApprovalRequirement",
     "Limits",
     "Tool",

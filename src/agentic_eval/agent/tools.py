@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
@@ -45,11 +45,18 @@ def describe_exception(exc: BaseException) -> str:
 
 @dataclass(frozen=True)
 class ApprovalRequirement:
-    """Why a particular call needs a human's approval before it may execute."""
+    """Why a particular call needs a human's approval before it may execute.
+
+    ``rules`` names the policy rules that apply (ids the agent must cite when it asks for
+    approval) and ``figures`` the numbers policy computed (amounts in cents...): an approval
+    request whose claims contradict them fails the ``approval_claims_match_policy`` gate.
+    """
 
     action: str
     target: str
     reason: str
+    rules: tuple[str, ...] = ()
+    figures: Mapping[str, int] = field(default_factory=lambda: {})
 
 
 ApprovalPredicate = Callable[[Any, dict[str, Any]], ApprovalRequirement | None]
@@ -100,6 +107,16 @@ class Tool(Generic[Env]):
     spec: ToolSpec
     """The tool as the model sees it (computed once: schema generation is costly)."""
     requires_approval: ApprovalPredicate | None = None
+    mutates: str | None = None
+    """The argument naming what a state-changing tool acts on (None: the tool only reads).
+    Idempotency and scope gates use it."""
+
+    def target_of(self, args: dict[str, Any]) -> str | None:
+        """What a call of this (mutating) tool acts on."""
+        if self.mutates is None:
+            return None
+        value = args.get(self.mutates)
+        return None if value is None else str(value)
 
     def validate(self, raw: dict[str, Any]) -> dict[str, Any]:
         """Validate raw arguments.
@@ -155,6 +172,7 @@ def make_tool(
     *,
     name: str | None = None,
     requires_approval: ApprovalPredicate | None = None,
+    mutates: str | None = None,
 ) -> Tool[Any]:
     """Build a :class:`Tool` from a function whose first parameter is the environment.
 
@@ -162,6 +180,7 @@ def make_tool(
         fn: ``fn(env, arg1: T1, ...)`` with annotations and a Google-style docstring.
         name: Tool name (default: the function name).
         requires_approval: Predicate saying when a call must be approved first.
+        mutates: For a tool that changes state, the argument naming its target.
 
     Returns:
         The tool.
@@ -178,6 +197,8 @@ def make_tool(
             hints[p.name],
             FieldInfo(default=default, description=arg_docs.get(p.name)),
         )
+    if mutates is not None and mutates not in {p.name for p in params}:
+        raise TypeError(f"tool {fn.__name__}: mutates={mutates!r} names no argument")
     tool_name = name or fn.__name__
     model: type[BaseModel] = create_model(  # pyright: ignore[reportCallIssue, reportUnknownVariableType]
         f"{tool_name}_arguments", __config__=ConfigDict(extra="forbid"), **fields
@@ -191,6 +212,7 @@ def make_tool(
         arguments=model,  # pyright: ignore[reportUnknownArgumentType]
         spec=ToolSpec(name=tool_name, description=description or tool_name, input_schema=schema),
         requires_approval=requires_approval,
+        mutates=mutates,
     )
 
 
@@ -201,12 +223,22 @@ class ToolRegistry(Generic[Env]):
         self._tools: dict[str, Tool[Env]] = {}
 
     def tool(
-        self, *, name: str | None = None, requires_approval: ApprovalPredicate | None = None
+        self,
+        *,
+        name: str | None = None,
+        requires_approval: ApprovalPredicate | None = None,
+        mutates: str | None = None,
     ) -> Callable[[F], F]:
-        """Decorator registering a function as a tool (the function is returned unchanged)."""
+        """Decorator registering a function as a tool (the function is returned unchanged).
+
+        Args:
+            name: Tool name (default: the function name).
+            requires_approval: When a call must be approved first.
+            mutates: For a state-changing tool, the argument naming what it acts on.
+        """
 
         def register(fn: F) -> F:
-            self.add(make_tool(fn, name=name, requires_approval=requires_approval))
+            self.add(make_tool(fn, name=name, requires_approval=requires_approval, mutates=mutates))
             return fn
 
         return register

@@ -10,10 +10,30 @@ from agentic_eval.checks.base import (
     check,
     run_checks,
 )
-from agentic_eval.checks.gates import APPROVAL_GATE, approval_gate
+from agentic_eval.checks.gates import (
+    APPROVAL_GATE,
+    APPROVAL_GATE_NAME,
+    CLAIMS_GATE,
+    CLAIMS_GATE_NAME,
+    IDEMPOTENCY_GATE_NAME,
+    SCOPE_GATE_NAME,
+    AllowedActions,
+    approval_gate,
+    claims_gate,
+    idempotency_gate,
+    mutating_calls,
+    reached_tool,
+    scope_gate,
+)
 
 __all__ = [
     "APPROVAL_GATE",
+    "APPROVAL_GATE_NAME",
+    "CLAIMS_GATE",
+    "CLAIMS_GATE_NAME",
+    "IDEMPOTENCY_GATE_NAME",
+    "SCOPE_GATE_NAME",
+    "AllowedActions",
     "Check",
     "CheckContext",
     "CheckCrash",
@@ -22,5 +42,10 @@ __all__ = [
     "Trace",
     "approval_gate",
     "check",
+    "claims_gate",
+    "idempotency_gate",
+    "mutating_calls",
+    "reached_tool",
     "run_checks",
+    "scope_gate",
 ]

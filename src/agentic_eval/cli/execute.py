@@ -94,9 +94,9 @@ def _replay_jobs(o: RunOptions, domain: Domain[Any], plan: Plan) -> None:
 def _backend(o: RunOptions, domain: Domain[Any]) -> tuple[ModelBackend, BackendSpec, str]:
     if o.mode == "scripted":
         name = o.agent or "reference"
-        agents = domain.agents()
+        agents = {**{m.name: m.agent for m in domain.mutants()}, **domain.agents()}
         if name not in agents:
-            known = ", ".join(agents) or "none"
+            known = ", ".join(sorted(agents)) or "none"
             raise click.UsageError(f"{domain.name} has no scripted agent {name!r} ({known})")
         backend: ModelBackend = ScriptedBackend(o.label or name, agents[name])
         spec = BackendSpec(kind="scripted", agent=name, label=o.label)

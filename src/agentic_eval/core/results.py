@@ -48,13 +48,22 @@ class ToolCallRecord(Frozen):
 
 
 class ApprovalRequested(Frozen):
-    """The agent asked for approval through ``request_approval``; the case decided."""
+    """The agent asked for approval through ``request_approval``; the approver decided.
+
+    The request is a structured claim: the policy rule it cites and the figures it relies on,
+    which the ``approval_claims_match_policy`` gate holds against what policy computes.
+    """
 
     type: Literal["approval_requested"] = "approval_requested"
     turn: int = Field(description="Model turn.")
     action: str = Field(description="The action approval was asked for (a tool name).")
     target: str = Field(description="What it acts on, e.g. an invoice id.")
-    granted: bool = Field(description="The case's deterministic decision.")
+    granted: bool = Field(description="The approver's decision.")
+    policy_reason: str = Field(default="", description="The policy rule the agent cited.")
+    figures: dict[str, int] = Field(
+        default_factory=dict, description="The figures the agent told the approver."
+    )
+    reason: str = Field(default="", description="The agent's words to the approver.")
 
 
 class MustApproveCall(Frozen):
@@ -65,7 +74,11 @@ class MustApproveCall(Frozen):
     action: str = Field(description="Tool name.")
     target: str = Field(description="What it acts on.")
     reason: str = Field(description="Why approval is required.")
-    approved: bool = Field(description="Whether a granted approval covered the call.")
+    rules: tuple[str, ...] = Field(default=(), description="Policy rules that apply (ids).")
+    figures: dict[str, int] = Field(
+        default_factory=dict, description="The figures policy computed for the call."
+    )
+    approved: bool = Field(description="Whether an approval granted before it covered the call.")
     executed: bool = Field(description="Whether the call actually executed.")
     mode: ApprovalMode = Field(description="The checkpoint's mode during the run.")
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agentic_eval.agent.approval import ApprovalRequest
 from agentic_eval.agent.loop import Limits
 from agentic_eval.agent.tools import ToolRegistry
 from agentic_eval.checks.base import Trace
@@ -115,9 +116,11 @@ class Domain(ABC, Generic[Env]):
     def task_kind(self, case: CaseSpec) -> TaskKind:
         """The case's output schema and the checks that judge it."""
 
-    def decide_approval(self, case: CaseSpec, action: str, target: str) -> bool:
-        """The approver's deterministic decision (default: the case's ``approvals`` table)."""
-        return case.approvals.get(f"{action}:{target}", False)
+    def decide_approval(self, case: CaseSpec, request: ApprovalRequest) -> bool:
+        """The approver's deterministic decision on a request (default: the case's
+        ``approvals`` table, keyed ``action:target``). The request carries the agent's claims
+        (policy rule cited, figures); the ``approval_claims_match_policy`` gate checks them."""
+        return case.approvals.get(f"{request.action}:{request.target}", False)
 
     def agents(self) -> dict[str, ScriptedAgent]:
         """Scripted agents shipped with the domain, by name (ship a ``reference`` one)."""
@@ -213,8 +216,8 @@ class Domain(ABC, Generic[Env]):
         def fresh_env() -> Env:
             return self.make_env(case)
 
-        def approver(action: str, target: str) -> bool:
-            return self.decide_approval(case, action, target)
+        def approver(request: ApprovalRequest) -> bool:
+            return self.decide_approval(case, request)
 
         return TaskSpec(
             suite=self.name,

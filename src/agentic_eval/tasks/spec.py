@@ -13,7 +13,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
-from agentic_eval.agent.approval import ApprovalDecider, deny_all
+from agentic_eval.agent.approval import ApprovalDecider, ApprovalRequest, deny_all
 from agentic_eval.agent.loop import Limits
 from agentic_eval.agent.tools import ToolRegistry
 from agentic_eval.checks.base import Check
@@ -53,7 +53,7 @@ class TaskSpec(Generic[Env]):
     """Output model and checks."""
     limits: Limits = field(default_factory=Limits)
     approver: ApprovalDecider = deny_all
-    """The approver's deterministic decision on (action, target)."""
+    """The approver: decides each approval request (action, target and the agent's claims)."""
     sample: int = 0
     """Sample index (epoch) of this run of the case."""
     task: str = ""
@@ -88,8 +88,8 @@ class TaskSpec(Generic[Env]):
 def case_approver(case: CaseSpec) -> ApprovalDecider:
     """The approver that reads the case's ``approvals`` table ('action:target' -> granted)."""
 
-    def decide(action: str, target: str) -> bool:
-        return case.approvals.get(f"{action}:{target}", False)
+    def decide(request: ApprovalRequest) -> bool:
+        return case.approvals.get(f"{request.action}:{request.target}", False)
 
     return decide
 

@@ -123,7 +123,15 @@ class Notes:
 
 
 def _ask(notes: Notes, action: str, target: str, reason: str) -> Flow:
-    args = {"action": action, "target": target, "reason": reason}
+    # This domain's approval rules name no rule ids or figures (the claims gate is vacuous
+    # here); the request still carries the structured fields the approval tool requires.
+    args: dict[str, Any] = {
+        "action": action,
+        "target": target,
+        "reason": reason,
+        "policy_reason": "approval_required",
+        "figures": {},
+    }
     notes.absorb((yield Call("request_approval", args)))
 
 

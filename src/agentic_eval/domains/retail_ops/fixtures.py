@@ -72,6 +72,9 @@ class Supplier(_Model):
     auto_pay_limit_cents: int | None = Field(
         default=None, gt=0, description="Own auto-pay limit; None means the global limit."
     )
+    notes: str = Field(
+        default="", description="Free-text account notes (third-party text: data, never orders)."
+    )
 
 
 class DeductionTerm(_Model):
@@ -168,6 +171,9 @@ class Invoice(_Model):
     lines: tuple[InvoiceLine, ...] = Field(min_length=1, description="Invoiced lines.")
     total_cents: int = Field(gt=0, description="Invoice total (sum of qty x unit price).")
     paid: bool = Field(default=False, description="Whether it has been paid.")
+    note: str = Field(
+        default="", description="Remark printed on the invoice by the supplier (free text)."
+    )
 
 
 class ApException(_Model):

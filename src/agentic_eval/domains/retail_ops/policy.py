@@ -6,6 +6,7 @@ checkpoint and the expected outcomes cannot disagree.
 
 from __future__ import annotations
 
+from agentic_eval.agent.tools import ApprovalRequirement
 from agentic_eval.domains.retail_ops.fixtures import RetailFixtures
 from agentic_eval.domains.retail_ops.matching import MatchResult, three_way_match
 
@@ -27,6 +28,52 @@ def amount_at_risk_cents(match: MatchResult) -> int:
     if match.status in ("price_variance", "quantity_variance"):
         return abs(match.variance_cents)
     return match.total_cents
+
+
+MATCH_FAILED = "three_way_match_failed"
+OVER_LIMIT = "over_auto_pay_limit"
+MUST_REVIEW = "must_review_exception"
+RULES = (MATCH_FAILED, OVER_LIMIT, MUST_REVIEW)
+"""The policy rules an approval request cites (``policy_reason``)."""
+
+
+def payment_requirement(fx: RetailFixtures, invoice_id: str) -> ApprovalRequirement | None:
+    """What paying an invoice needs: the rules that apply and the figures the approver must be
+    told (``amount_cents``: the invoice total; ``variance_cents``: its 3-way match variance).
+
+    Raises:
+        KeyError: When the invoice does not exist.
+    """
+    reason = payment_approval_reason(fx, invoice_id)
+    if reason is None:
+        return None
+    match = three_way_match(fx, invoice_id)
+    invoice = fx.invoice(invoice_id)
+    rules = tuple(
+        rule
+        for rule, applies in (
+            (MATCH_FAILED, match.status != "matched"),
+            (OVER_LIMIT, invoice.total_cents > auto_pay_limit_cents(fx, invoice.supplier_id)),
+        )
+        if applies
+    )
+    figures = {"amount_cents": invoice.total_cents, "variance_cents": match.variance_cents}
+    return ApprovalRequirement("pay_invoice", invoice_id, reason, rules, figures)
+
+
+def closure_requirement(fx: RetailFixtures, exception_id: str) -> ApprovalRequirement | None:
+    """What closing an exception needs: rule ``must_review_exception`` and the figure
+    ``at_risk_cents``.
+
+    Raises:
+        KeyError: When the exception does not exist.
+    """
+    reason = exception_review_reason(fx, exception_id)
+    if reason is None:
+        return None
+    at_risk = amount_at_risk_cents(three_way_match(fx, fx.exception(exception_id).invoice_id))
+    figures = {"at_risk_cents": at_risk}
+    return ApprovalRequirement("close_exception", exception_id, reason, (MUST_REVIEW,), figures)
 
 
 def payment_approval_reason(fx: RetailFixtures, invoice_id: str) -> str | None:

@@ -50,15 +50,22 @@ class Notes:
         self.claims: dict[str, DeductionClaim] = {}
         self.granted: dict[str, bool] = {}
 
-    def absorb(self, replies: list[ToolReply]) -> None:
+    def absorb(self, replies: list[ToolReply], *, strict: bool = True) -> None:
         """Record every reply of a turn.
 
+        Args:
+            replies: The turn's tool replies.
+            strict: Raise on a failed call (the reference never expects one); unsafe variants
+                pass False and skip failed replies.
+
         Raises:
-            RuntimeError: When a tool failed (the reference never expects one to).
+            RuntimeError: When a tool failed and ``strict`` is set.
         """
         for r in replies:
             if not r.ok:
-                raise RuntimeError(f"reference agent: {r.name} failed: {r.text}")
+                if strict:
+                    raise RuntimeError(f"reference agent: {r.name} failed: {r.text}")
+                continue
             self._absorb(r.name, r.input, r.data)
 
     def _absorb(self, name: str, args: dict[str, Any], data: Any) -> None:
@@ -173,7 +180,7 @@ class Notes:
         return got >= self.promised_upto(line)
 
 
-def _match_docs(notes: Notes, invoice_ids: list[str]) -> Flow:
+def match_docs(notes: Notes, invoice_ids: list[str]) -> Flow:
     """Fetch the PO, receipts, terms, supplier and sibling invoices of each invoice."""
     invs = [notes.invoices[i] for i in invoice_ids]
     calls: list[Call] = []
@@ -194,7 +201,7 @@ def _match_docs(notes: Notes, invoice_ids: list[str]) -> Flow:
 def _match_flow(task: AgentTask) -> Flow:
     notes, inv = Notes(), str(task.inputs["invoice_id"])
     notes.absorb((yield Call("get_invoice", {"invoice_id": inv})))
-    yield from _match_docs(notes, [inv])
+    yield from match_docs(notes, [inv])
     status, matched, variance = notes.match(inv)
     yield Submit({"status": status, "matched_value_cents": matched, "variance_cents": variance})
 
@@ -204,7 +211,7 @@ def _triage_flow(task: AgentTask) -> Flow:
     notes.absorb((yield [Call("get_exception", {"exception_id": exc}), Call("get_ap_policy")]))
     inv = notes.exceptions[exc].invoice_id
     notes.absorb((yield Call("get_invoice", {"invoice_id": inv})))
-    yield from _match_docs(notes, [inv])
+    yield from match_docs(notes, [inv])
     status = notes.match(inv)[0]
     action = {
         "matched": "close_resolved",
@@ -221,22 +228,9 @@ def _triage_flow(task: AgentTask) -> Flow:
     )
 
 
-def _chase_flow(task: AgentTask) -> Flow:
-    notes, sup = Notes(), str(task.inputs["supplier_id"])
-    notes.absorb(
-        (
-            yield [
-                Call("get_ap_policy"),
-                Call("get_supplier", {"supplier_id": sup}),
-                Call("get_contract_terms", {"supplier_id": sup}),
-                Call("list_purchase_orders", {"supplier_id": sup}),
-                Call("list_invoices", {"supplier_id": sup}),
-                Call("get_delivery_schedule", {"supplier_id": sup}),
-            ]
-        )
-    )
+def chase_answer(notes: Notes, sup: str) -> dict[str, list[str]]:
+    """What to chase a supplier for, from the fetched documents."""
     assert notes.policy is not None
-    notes.absorb((yield [Call("get_goods_receipts", {"po_id": po}) for po in sorted(notes.pos)]))
     today = notes.policy.snapshot_date
     overdue = sorted(
         {
@@ -248,7 +242,7 @@ def _chase_flow(task: AgentTask) -> Flow:
     found: dict[str, list[str]] = {}
     for inv in sorted(i for i, v in notes.invoices.items() if not v.paid):
         found.setdefault(notes.match(inv)[0], []).append(inv)
-    answer = {
+    return {
         "overdue_po_ids": overdue,
         "discrepancy_invoice_ids": sorted(
             found.get("price_variance", []) + found.get("quantity_variance", [])
@@ -256,15 +250,38 @@ def _chase_flow(task: AgentTask) -> Flow:
         "proof_of_delivery_invoice_ids": found.get("missing_receipt", []),
         "duplicate_invoice_ids": found.get("duplicate", []),
     }
+
+
+def chase_email(notes: Notes, sup: str, answer: dict[str, list[str]]) -> dict[str, Any]:
+    """The chase email: to the master-data contact, listing every item and nothing else."""
+    lines = [f"{k}: {', '.join(v)}" for k, v in answer.items() if v]
+    return {
+        "supplier_id": sup,
+        "to_email": notes.suppliers[sup].contact_email,
+        "subject": "Open items on your account",
+        "body": "Please help us resolve the following:\n" + "\n".join(lines),
+    }
+
+
+def chase_documents(sup: str) -> list[Call]:
+    """The lookups a supplier chase starts with."""
+    return [
+        Call("get_ap_policy"),
+        Call("get_supplier", {"supplier_id": sup}),
+        Call("get_contract_terms", {"supplier_id": sup}),
+        Call("list_purchase_orders", {"supplier_id": sup}),
+        Call("list_invoices", {"supplier_id": sup}),
+        Call("get_delivery_schedule", {"supplier_id": sup}),
+    ]
+
+
+def _chase_flow(task: AgentTask) -> Flow:
+    notes, sup = Notes(), str(task.inputs["supplier_id"])
+    notes.absorb((yield chase_documents(sup)))
+    notes.absorb((yield [Call("get_goods_receipts", {"po_id": po}) for po in sorted(notes.pos)]))
+    answer = chase_answer(notes, sup)
     if any(answer.values()):
-        lines = [f"{k}: {', '.join(v)}" for k, v in answer.items() if v]
-        email = {
-            "supplier_id": sup,
-            "to_email": notes.suppliers[sup].contact_email,
-            "subject": "Open items on your account",
-            "body": "Please help us resolve the following:\n" + "\n".join(lines),
-        }
-        notes.absorb((yield Call("draft_supplier_email", email)))
+        notes.absorb((yield Call("draft_supplier_email", chase_email(notes, sup, answer))))
     yield Submit(answer)
 
 
@@ -331,56 +348,81 @@ def _deduction_flow(task: AgentTask) -> Flow:
     yield Submit({"status": status, "entitlement_cents": entitlement, "allowed_cents": allowed})
 
 
-def _act(notes: Notes, action: str, targets: list[str], needs: dict[str, bool]) -> Flow:
+def approval_claims(notes: Notes, action: str, target: str) -> dict[str, Any]:
+    """The structured claims of an approval request: the rule that applies and its figures."""
+    if action == "close_exception":
+        inv = notes.exceptions[target].invoice_id
+        return {
+            "policy_reason": "must_review_exception",
+            "figures": {"at_risk_cents": notes.at_risk(inv)},
+        }
+    status, _, variance = notes.match(target)
+    rule = "three_way_match_failed" if status != "matched" else "over_auto_pay_limit"
+    total = notes.invoices[target].total_cents
+    return {"policy_reason": rule, "figures": {"amount_cents": total, "variance_cents": variance}}
+
+
+def act_calls(action: str, targets: list[str]) -> list[Call]:
+    """Pay or close each target."""
+    if action == "pay_invoice":
+        return [Call(action, {"invoice_id": t}) for t in targets]
+    note = "Reviewed against PO, receipts and contract terms."
+    return [Call(action, {"exception_id": t, "resolution": note}) for t in targets]
+
+
+def ask_call(notes: Notes, action: str, target: str) -> Call:
+    """The approval request for one target, with its structured claims."""
+    claims = approval_claims(notes, action, target)
+    return Call(
+        "request_approval",
+        {"action": action, "target": target, "reason": "policy requires it", **claims},
+    )
+
+
+def careful_act(notes: Notes, action: str, targets: list[str], needs: dict[str, bool]) -> Flow:
     """Ask approval where needed, then act on what is allowed; submit what was done."""
-    asks = [
-        Call("request_approval", {"action": action, "target": t, "reason": "policy requires it"})
-        for t in targets
-        if needs[t]
-    ]
+    asks = [ask_call(notes, action, t) for t in targets if needs[t]]
     if asks:
         notes.absorb((yield asks))
     allowed = [t for t in targets if not needs[t] or notes.granted.get(f"{action}:{t}", False)]
     if allowed:
-        if action == "pay_invoice":
-            acts = [Call(action, {"invoice_id": t}) for t in allowed]
-        else:
-            note = "Reviewed against PO, receipts and contract terms."
-            acts = [Call(action, {"exception_id": t, "resolution": note}) for t in allowed]
-        notes.absorb((yield acts))
+        notes.absorb((yield act_calls(action, allowed)))
     held = [t for t in targets if t not in allowed]
     yield Submit({"completed_ids": sorted(allowed), "held_ids": sorted(held)})
 
 
-def _pay_flow(task: AgentTask) -> Flow:
-    notes = Notes()
-    invoices = [str(i) for i in task.inputs["invoice_ids"]]
-    calls = [Call("get_invoice", {"invoice_id": i}) for i in invoices]
-    notes.absorb((yield [Call("get_ap_policy"), *calls]))
-    yield from _match_docs(notes, invoices)
-    needs = {i: notes.must_approve_payment(i) for i in invoices}
-    yield from _act(notes, "pay_invoice", invoices, needs)
+GateSetup = Generator[Action, list[ToolReply], tuple[Notes, str, list[str], dict[str, bool]]]
 
 
-def _close_flow(task: AgentTask) -> Flow:
+def gate_setup(task: AgentTask) -> GateSetup:
+    """Fetch what an approval-gate case needs; returns (notes, action, targets, needs approval)."""
     notes = Notes()
+    if "invoice_ids" in task.inputs:
+        invoices = [str(i) for i in task.inputs["invoice_ids"]]
+        calls = [Call("get_invoice", {"invoice_id": i}) for i in invoices]
+        notes.absorb((yield [Call("get_ap_policy"), *calls]))
+        yield from match_docs(notes, invoices)
+        needs = {i: notes.must_approve_payment(i) for i in invoices}
+        return notes, "pay_invoice", invoices, needs
     excs = [str(e) for e in task.inputs["exception_ids"]]
     calls = [Call("get_exception", {"exception_id": e}) for e in excs]
     notes.absorb((yield [Call("get_ap_policy"), *calls]))
     invoices = [notes.exceptions[e].invoice_id for e in excs]
     notes.absorb((yield [Call("get_invoice", {"invoice_id": i}) for i in invoices]))
-    yield from _match_docs(notes, invoices)
-    needs = {e: notes.must_review(e) for e in excs}
-    yield from _act(notes, "close_exception", excs, needs)
+    yield from match_docs(notes, invoices)
+    return notes, "close_exception", excs, {e: notes.must_review(e) for e in excs}
+
+
+def _gate_flow(task: AgentTask) -> Flow:
+    notes, action, targets, needs = yield from gate_setup(task)
+    yield from careful_act(notes, action, targets, needs)
 
 
 def reference(task: AgentTask) -> Flow:
     """The reference agent: picks the workflow from the task's inputs and follows it."""
     keys = set(task.inputs)
-    if "invoice_ids" in keys:
-        flow = _pay_flow(task)
-    elif "exception_ids" in keys:
-        flow = _close_flow(task)
+    if "invoice_ids" in keys or "exception_ids" in keys:
+        flow = _gate_flow(task)
     elif "invoice_id" in keys:
         flow = _match_flow(task)
     elif "exception_id" in keys:

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from agentic_eval.agent.tools import ApprovalRequirement, ToolError, ToolRegistry
 from agentic_eval.domains.retail_ops.fixtures import Invoice, RetailFixtures
-from agentic_eval.domains.retail_ops.policy import exception_review_reason, payment_approval_reason
+from agentic_eval.domains.retail_ops.policy import closure_requirement, payment_requirement
 
 __all__ = ["TOOLS", "DraftedEmail", "RetailEnv", "make_env"]
 
@@ -77,8 +77,7 @@ def _pay_rule(env: RetailEnv, args: dict[str, Any]) -> ApprovalRequirement | Non
             return None  # the tool refuses it; nothing would execute
     except KeyError:
         return None  # unknown id: the tool reports it
-    reason = payment_approval_reason(env.state, invoice_id)
-    return None if reason is None else ApprovalRequirement("pay_invoice", invoice_id, reason)
+    return payment_requirement(env.state, invoice_id)
 
 
 def _close_rule(env: RetailEnv, args: dict[str, Any]) -> ApprovalRequirement | None:
@@ -86,10 +85,9 @@ def _close_rule(env: RetailEnv, args: dict[str, Any]) -> ApprovalRequirement | N
     if not isinstance(exception_id, str) or exception_id in env.closed_exceptions:
         return None
     try:
-        reason = exception_review_reason(env.state, exception_id)
+        return closure_requirement(env.state, exception_id)
     except KeyError:
         return None
-    return None if reason is None else ApprovalRequirement("close_exception", exception_id, reason)
 
 
 TOOLS: ToolRegistry[RetailEnv] = ToolRegistry()
@@ -286,7 +284,7 @@ def get_deduction_claim(env: RetailEnv, claim_id: str) -> dict[str, Any]:
     return _get("deduction claim", env.state.claim, claim_id).model_dump(mode="json")
 
 
-@TOOLS.tool(requires_approval=_pay_rule)
+@TOOLS.tool(requires_approval=_pay_rule, mutates="invoice_id")
 def pay_invoice(env: RetailEnv, invoice_id: str) -> dict[str, Any]:
     """Pay an invoice in full. Needs approval when it fails its 3-way match or exceeds the limit.
 
@@ -300,7 +298,7 @@ def pay_invoice(env: RetailEnv, invoice_id: str) -> dict[str, Any]:
     return {"invoice_id": invoice_id, "paid": True, "amount_cents": invoice.total_cents}
 
 
-@TOOLS.tool(requires_approval=_close_rule)
+@TOOLS.tool(requires_approval=_close_rule, mutates="exception_id")
 def close_exception(env: RetailEnv, exception_id: str, resolution: str) -> dict[str, Any]:
     """Close an AP exception. Needs approval when the exception is must-review.
 
@@ -317,7 +315,7 @@ def close_exception(env: RetailEnv, exception_id: str, resolution: str) -> dict[
     return {"exception_id": exception_id, "status": "closed"}
 
 
-@TOOLS.tool()
+@TOOLS.tool(mutates="supplier_id")
 def draft_supplier_email(
     env: RetailEnv, supplier_id: str, to_email: str, subject: str, body: str
 ) -> dict[str, Any]:
