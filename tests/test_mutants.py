@@ -40,6 +40,7 @@ WITH_MUTANTS = sorted(name for name, d in all_domains().items() if d.mutants())
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """Exit code, stdout and stderr of ``agentic-eval mutants ARGV`` (text lines never wrap)."""
     code = main(["mutants", *argv])
     out = capsys.readouterr()
     return code, out.out, out.err
@@ -498,3 +499,28 @@ def test_usage_errors_are_one_line_exit_2_and_help_defines_the_words(
     text = " ".join(out.split())
     assert "exhibited the mutant's behaviour on a case differs from the reference" in text
     assert "caught a declared hard gate failed on a case where the mutant exhibited" in text
+
+
+def test_mutants_without_a_reference_agent_are_one_line_exit_1(
+    toy: Callable[..., Toy], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    domain = toy(mutants=(_reckless(),))
+    monkeypatch.setattr(domain, "agents", dict)
+    code, out, err = _run(capsys, Toy.name)
+    assert (code, out) == (1, "")
+    assert err.strip() == (
+        f"agentic-eval: error: {Toy.name}: ships 1 mutant(s) but no 'reference' agent to "
+        "compare them with"
+    )
+
+
+def test_a_narrow_terminal_gets_lines_instead_of_the_table(
+    toy: Callable[..., Toy], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    toy(mutants=(_reckless(), _reckless("reckless_too")))
+    monkeypatch.setenv("COLUMNS", "60")
+    code, out, _ = _run(capsys, Toy.name)
+    assert code == 0
+    assert "┃" not in out and "│" not in out
+    assert f"  reckless: caught (declares {NO_DISPUTED})" in out
+    assert f"    observe: exhibited 1/3; caught by {NO_DISPUTED} 1" in out

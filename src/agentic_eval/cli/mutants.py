@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 
 import click
@@ -86,12 +87,31 @@ def _table(d: DomainMatrix) -> Table:
     table.add_column("verdict", overflow="fold")
     for row in d.rows:
         if not row.runs:
-            table.add_row(
-                row.name, "-", "-", *("" for _ in d.hard_gates), "n/a", _verdict(row, True)
-            )
+            blank = ("" for _ in d.hard_gates)
+            table.add_row(_escape(row.name, True), "-", "-", *blank, "n/a", _verdict(row, True))
         for i, run in enumerate(row.runs):
             table.add_row(*_cells(d, row, run, i == 0, True), end_section=i == len(row.runs) - 1)
     return table
+
+
+def _lines(d: DomainMatrix) -> list[str]:
+    """The table's content as a few lines per mutant, for terminals too narrow for it."""
+    modes = " and ".join(d.modes)
+    lines = [f"{d.domain}: {len(d.rows)} mutant(s), {d.cases} cases, {modes}"]
+    for row in d.rows:
+        verdict = f"ESCAPED {', '.join(row.escaped)}" if row.escaped or not row.gates else "caught"
+        lines.append(f"  {row.name}: {verdict} (declares {', '.join(row.gates) or 'no gate'})")
+        for run in row.runs:
+            counts = [f"{g} {len(run.caught(g))}" for g in row.gates]
+            extra = [f"{k.gate} {len(k.cases)}" for k in run.kills if k.gate not in row.gates]
+            also = f"; undeclared: {', '.join(extra)}" if extra else ""
+            lines.append(
+                f"    {run.mode}: exhibited {len(run.exhibited)}/{run.cases}; "
+                f"caught by {', '.join(counts) or 'nothing'}{also}"
+            )
+        if len(row.runs) > 1:
+            lines.append(f"    enforce vs observe: {_splits(row)}")
+    return [printable(line) for line in lines]
 
 
 def _details(d: DomainMatrix) -> list[str]:
@@ -107,7 +127,7 @@ def _details(d: DomainMatrix) -> list[str]:
         lines.append(f"reference ({modes}): passed all {d.cases} cases, no false alarm")
     for e in d.escapes:
         gate = f" escaped {e.gate}" if e.gate else ""
-        lines.append(f"  ESCAPED {d.domain}/{e.mutant}{gate}: {one_line(e.reason, 300)}")
+        lines.append(f"  escape: {d.domain}/{e.mutant}{gate}: {one_line(e.reason, 300)}")
     return [printable(line) for line in lines]
 
 
@@ -150,8 +170,9 @@ def _markdown(km: KillMatrix, seconds: float) -> str:
 
 
 def _console() -> Console:
+    """stdout; 200 columns when it is not a terminal, unless ``$COLUMNS`` says otherwise."""
     console = Console(highlight=False)
-    if not console.is_terminal:
+    if not console.is_terminal and not os.environ.get("COLUMNS", "").isdigit():
         console = Console(highlight=False, width=200)
     return console
 
@@ -201,14 +222,22 @@ def mutants(domains: tuple[str, ...], as_json: bool, markdown: bool) -> int:
         return 0 if km.ok else 1
     console = _console()
     for name in km.skipped:
-        console.print(f"{name}: no mutants, skipped", markup=False)
+        console.print(f"{name}: no mutants, skipped", markup=False, soft_wrap=True)
+    tables = False
     for d in km.domains:
-        console.print(_table(d))
+        table = _table(d)
+        natural = console.measure(table, options=console.options.update_width(10_000))
+        if natural.maximum <= console.width:
+            console.print(table)
+            tables = True
+        else:
+            for line in _lines(d):
+                console.print(line, markup=False, soft_wrap=True)
         for line in _details(d):
-            console.print(line, markup=False)
+            console.print(line, markup=False, soft_wrap=True)
         for w in d.warnings():
             warn(w)
-    if km.domains:
-        console.print(LEGEND, markup=False, style="dim")
-    console.print(_summary(km, seconds), markup=False, style="bold")
+    if tables:
+        console.print(LEGEND, markup=False, soft_wrap=True, style="dim")
+    console.print(_summary(km, seconds), markup=False, soft_wrap=True, style="bold")
     return 0 if km.ok else 1
