@@ -8,6 +8,7 @@ from agentic_eval._version import __version__
 from agentic_eval.cli.goldens import goldens
 from agentic_eval.cli.listing import list_, show
 from agentic_eval.cli.model import model
+from agentic_eval.cli.mutants import mutants
 from agentic_eval.cli.run import run
 
 
@@ -28,3 +29,4 @@ cli.add_command(list_)
 cli.add_command(show)
 cli.add_command(goldens)
 cli.add_command(model)
+cli.add_command(mutants)
