@@ -117,7 +117,7 @@ def _kind(before: CaseResult | None, after: CaseResult | None) -> ChangeKind:
 
 def _detail(c: CheckResult) -> str:
     if c.message:
-        return c.message
+        return c.message.removeprefix(f"{c.name}: ")
     if c.expected is not None or c.actual is not None:
         return f"expected {short_repr(c.expected)}, got {short_repr(c.actual)}"
     return "failed"
