@@ -121,9 +121,13 @@ def _diff(d: DiffView) -> str:
     return "".join(out)
 
 
+def _role_class(role: str) -> str:
+    return "role-" + role.split(" (")[0].replace(" ", "-")
+
+
 def _turn(t: TurnView) -> str:
     blocks = [
-        f"<div class='block'><span class='role role-{esc(b.role.split(' (')[0].replace(' ', '-'))}'>"
+        f"<div class='block'><span class='role {esc(_role_class(b.role))}'>"
         f"{esc(b.role)}</span><pre>{esc(b.text)}</pre></div>"
         for b in (*t.sent, *t.reply)
     ]
