@@ -375,6 +375,22 @@ def test_transient_is_inconclusive_and_missing_cases_are_new_or_removed(runs: Ru
     assert [c.case_id for c in back.of_kind("new")] == [gone.case_id]
 
 
+def test_a_side_whose_checks_never_ran_is_explained_by_its_outcome(runs: Runs) -> None:
+    failing = next(c for c in runs.naive.scorecard.cases if c.outcome.kind != "passed")
+    schema = Outcome(kind="check_failed", reason="output failed its schema: x: Field required")
+    broken = failing.model_copy(update={"outcome": schema, "checks": ()})
+    head = runs.naive.model_copy(
+        update={
+            "run_id": "head",
+            "scorecard": runs.naive.scorecard.model_copy(update={"cases": (broken,)}),
+        }
+    )
+    d = diff_runs(runs.naive, head)
+    (still,) = d.of_kind("still_failing")
+    assert still.case_id == failing.case_id and still.flips == ()
+    assert still.after is not None and still.after.outcome.reason.startswith("output failed")
+
+
 def test_runs_of_different_suites_are_not_compared(runs: Runs) -> None:
     other = runs.naive.model_copy(update={"suite": "other"})
     with pytest.raises(ValueError, match="cannot compare"):

@@ -124,7 +124,13 @@ def _detail(c: CheckResult) -> str:
 
 
 def check_flips(before: CaseResult | None, after: CaseResult | None) -> tuple[CheckFlip, ...]:
-    """Checks failing on exactly one side, in the head run's check order, then the base's."""
+    """Checks failing on exactly one side, in the head run's check order, then the base's.
+
+    Only when checks ran on both sides (a new case lists its failed checks): a side whose
+    checks never ran (a schema-invalid answer, an error) is explained by its outcome instead.
+    """
+    if after is None or (before is not None and not (before.checks and after.checks)):
+        return ()
     was = {c.name: c for c in (before.checks if before else ())}
     now = {c.name: c for c in (after.checks if after else ())}
     flips: list[CheckFlip] = []

@@ -113,10 +113,11 @@ def change_view(c: CaseChange) -> ChangeView:
     notes: list[str] = []
     if c.expectation_changed:
         notes.append("the case's expectations changed (answer key)")
-    if not c.flips:
-        for side, r in (("base", c.before), ("head", c.after)):
-            if r is not None and r.outcome.kind != "passed" and r.outcome.kind != "check_failed":
-                notes.append(f"{side}: {r.outcome.kind}: {r.outcome.reason}")
+    for side, r in (("base", c.before), ("head", c.after)):
+        if r is None or r.outcome.kind == "passed":
+            continue
+        if not c.flips or not r.checks or r.outcome.kind != "check_failed":
+            notes.append(f"{side}: {r.outcome.kind}: {r.outcome.reason}")
     return ChangeView(
         case_id=c.case_id,
         sample=c.sample,
