@@ -41,6 +41,7 @@ from agentic_eval.history import (
     promote,
     read_baseline,
     read_entry,
+    record_session,
     recording_ref,
     write_entry,
 )
@@ -146,6 +147,36 @@ def test_replay_entry_names_the_recording_by_content(runs: Runs) -> None:
     assert p.recording.transcripts == len(DOMAIN.load_cases())
     assert runs.replay_a.replay is not None and runs.replay_a.replay.reproduced
     assert runs.replay_b.producer.recording == p.recording
+
+
+def test_record_session_writes_a_filtered_run_that_loads_back(root: Path, tmp_path: Path) -> None:
+    backend = ReplayBackend(agent_dir(RECORDINGS, DOMAIN.name, "naive"))
+    settings = RunSettings.from_parameters(backend.info().model, backend.parameters())
+    specs = DOMAIN.task_specs(DOMAIN.load_cases()[:3], settings.limits)
+    spec = BackendSpec(kind="replay", agent="naive", recordings=str(RECORDINGS))
+    store = Store(f"sqlite:///{tmp_path / 'one.db'}")
+    try:
+        result = asyncio.run(
+            run_session(
+                DOMAIN.name,
+                specs,
+                backend,
+                settings,
+                "replay",
+                store=store,
+                backend_spec=spec,
+                full=False,
+            )
+        )
+    finally:
+        store.close()
+    stored = record_session(result, DOMAIN, specs, settings, spec)
+    assert stored.path.parent == root / "retail_ops"
+    assert load_history("retail_ops") == [stored]
+    e = stored.entry
+    assert not e.config.complete and e.samples == 3
+    assert sorted(e.fingerprints.case_sha256) == sorted(s.case.id for s in specs)
+    assert e.producer.kind == "replay" and e.producer.agent == "naive"
 
 
 def test_recording_ref_changes_when_a_transcript_changes(tmp_path: Path) -> None:
@@ -528,7 +559,9 @@ def test_history_command_lists_runs_newest_first_with_rates_and_gates(
     assert "retail_ops: baseline is now run" in capsys.readouterr().out
     assert main(["history", "retail_ops", "--format", "json"]) == 0
     data: dict[str, Any] = json.loads(capsys.readouterr().out)
-    listed = data["runs"]
+    (suite,) = data["suites"]
+    assert suite["suite"] == "retail_ops"
+    listed = suite["runs"]
     assert [r["run_id"] for r in listed] == [
         runs.replay_a.run_id,
         runs.naive.run_id,

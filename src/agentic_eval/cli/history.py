@@ -108,8 +108,7 @@ def history(domains: tuple[str, ...], limit: int, fmt: str) -> int:
     except HistoryError as exc:
         raise HistoryProblem(printable(str(exc))) from None
     if fmt == "json":
-        for suite, points in listing:
-            click.echo(history_json(suite, points), nl=False)
+        click.echo(history_json(listing), nl=False)
         return 0
     if fmt == "markdown":
         click.echo(

@@ -13,7 +13,7 @@ from agentic_eval.history.baseline import (
     promote,
     read_baseline,
 )
-from agentic_eval.history.build import entry_from_session
+from agentic_eval.history.build import entry_from_session, record_session
 from agentic_eval.history.diff import (
     CHANGE_KINDS,
     CaseChange,
@@ -86,6 +86,7 @@ __all__ = [
     "promote",
     "read_baseline",
     "read_entry",
+    "record_session",
     "recording_ref",
     "replay_note",
     "same_recording",

@@ -19,6 +19,7 @@ from agentic_eval.history.entry import (
     ReplayResult,
     RunConfig,
 )
+from agentic_eval.history.files import StoredEntry, write_entry
 from agentic_eval.history.fingerprints import fingerprints, recording_ref
 from agentic_eval.recordings.layout import LabelError, agent_dir
 from agentic_eval.tasks.spec import TaskSpec
@@ -113,3 +114,22 @@ def entry_from_session(
         gate=result.gate,
         replay=replay,
     )
+
+
+def record_session(
+    result: SessionResult,
+    domain: Domain[Any] | None,
+    specs: Sequence[TaskSpec[Any]],
+    settings: RunSettings,
+    backend_spec: BackendSpec | None = None,
+    *,
+    root: Path | None = None,
+) -> StoredEntry:
+    """Build the session's history entry and write it under ``root`` (default: the history
+    folder, ``$AGENTIC_EVAL_HISTORY_DIR``).
+
+    Raises:
+        HistoryError: When the entry cannot be written.
+    """
+    entry = entry_from_session(result, domain, specs, settings, backend_spec)
+    return StoredEntry(write_entry(entry, root), entry)

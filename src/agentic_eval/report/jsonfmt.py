@@ -78,11 +78,16 @@ def runs_from_json(text: str | bytes) -> RunsView:
     return view
 
 
-def history_json(suite: str, points: Sequence[PointView]) -> str:
-    """A suite's history (newest first) as canonical JSON text."""
+def history_json(listing: Sequence[tuple[str, Sequence[PointView]]]) -> str:
+    """Suites' histories (each newest first) as one canonical JSON document::
+
+    {"schema_version": 1, "suites": [{"suite": ..., "runs": [...]}]}
+    """
     data = {
         "schema_version": REPORT_SCHEMA_VERSION,
-        "suite": suite,
-        "runs": _POINTS.dump_python(tuple(points), mode="json"),
+        "suites": [
+            {"suite": suite, "runs": _POINTS.dump_python(tuple(points), mode="json")}
+            for suite, points in listing
+        ],
     }
     return _text(data)
