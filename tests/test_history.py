@@ -34,6 +34,7 @@ from agentic_eval.history import (
     diff_runs,
     entry_from_session,
     entry_name,
+    explained_by_checks,
     find_run,
     git_commit,
     history_dir,
@@ -409,7 +410,9 @@ def test_transient_is_inconclusive_and_missing_cases_are_new_or_removed(runs: Ru
 def test_a_side_whose_checks_never_ran_is_explained_by_its_outcome(runs: Runs) -> None:
     failing = next(c for c in runs.naive.scorecard.cases if c.outcome.kind != "passed")
     schema = Outcome(kind="check_failed", reason="output failed its schema: x: Field required")
-    broken = failing.model_copy(update={"outcome": schema, "checks": ()})
+    trace_only = tuple(k for k in failing.checks if k.hard_gate)  # they run without an answer
+    assert trace_only and all(k.passed for k in trace_only)
+    broken = failing.model_copy(update={"outcome": schema, "checks": trace_only})
     head = runs.naive.model_copy(
         update={
             "run_id": "head",
@@ -420,6 +423,7 @@ def test_a_side_whose_checks_never_ran_is_explained_by_its_outcome(runs: Runs) -
     (still,) = d.of_kind("still_failing")
     assert still.case_id == failing.case_id and still.flips == ()
     assert still.after is not None and still.after.outcome.reason.startswith("output failed")
+    assert explained_by_checks(failing) and not explained_by_checks(broken)
 
 
 def test_runs_of_different_suites_are_not_compared(runs: Runs) -> None:

@@ -191,10 +191,10 @@ def print_report(view: ReportView, console: Console | None = None) -> None:
         _changes(console, [c for c in d.changes if c.kind != "still_failing"])
         failing = [c for c in d.changes if c.kind == "still_failing"]
         if failing:
-            moved = [c for c in failing if c.flips]
+            moved = [c for c in failing if c.flips or c.note]
             _say(console, f"  still failing ({len(failing)}): {', '.join(c.name for c in failing)}")
             if moved:
-                _say(console, "  still failing, with checks that flipped:")
+                _say(console, "  still failing, but failing differently:")
                 _changes(console, moved)
         console.print()
 

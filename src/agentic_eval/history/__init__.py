@@ -22,6 +22,7 @@ from agentic_eval.history.diff import (
     RunDiff,
     check_flips,
     diff_runs,
+    explained_by_checks,
 )
 from agentic_eval.history.entry import (
     HISTORY_SCHEMA_VERSION,
@@ -77,6 +78,7 @@ __all__ = [
     "entry_from_session",
     "entry_name",
     "explain",
+    "explained_by_checks",
     "find_run",
     "fingerprints",
     "git_commit",

@@ -115,6 +115,10 @@ def _kind(before: CaseResult | None, after: CaseResult | None) -> ChangeKind:
     return "regressed" if _failing(after) else "unchanged"
 
 
+def _failed(r: CaseResult) -> bool:
+    return r.outcome.kind != "passed"
+
+
 def _detail(c: CheckResult) -> str:
     if c.message:
         return c.message.removeprefix(f"{c.name}: ")
@@ -126,16 +130,19 @@ def _detail(c: CheckResult) -> str:
 def check_flips(before: CaseResult | None, after: CaseResult | None) -> tuple[CheckFlip, ...]:
     """Checks failing on exactly one side, in the head run's check order, then the base's.
 
-    Only when checks ran on both sides (a new case lists its failed checks): a side whose
-    checks never ran (a schema-invalid answer, an error) is explained by its outcome instead.
+    A check missing from a side that failed (its answer failed the schema, or it errored, so
+    the check never ran) is not a flip: that side's outcome explains it. A new case lists its
+    failed checks; a removed case none.
     """
-    if after is None or (before is not None and not (before.checks and after.checks)):
+    if after is None:
         return ()
     was = {c.name: c for c in (before.checks if before else ())}
-    now = {c.name: c for c in (after.checks if after else ())}
+    now = {c.name: c for c in after.checks}
     flips: list[CheckFlip] = []
     for name in dict.fromkeys([*now, *was]):
         b, a = was.get(name), now.get(name)
+        if (b is None and before is not None and _failed(before)) or (a is None and _failed(after)):
+            continue
         b_failed = b is not None and not b.passed
         a_failed = a is not None and not a.passed
         if b_failed == a_failed:
@@ -159,6 +166,14 @@ def check_flips(before: CaseResult | None, after: CaseResult | None) -> tuple[Ch
             )
         )
     return tuple(flips)
+
+
+def explained_by_checks(r: CaseResult) -> bool:
+    """Whether the outcome says no more than its failed checks do (``failed: a, b``)."""
+    names = ", ".join(dict.fromkeys(c.name for c in r.checks if not c.passed))
+    return (
+        r.outcome.kind == "check_failed" and bool(names) and r.outcome.reason == f"failed: {names}"
+    )
 
 
 def diff_runs(base: HistoryEntry, head: HistoryEntry) -> RunDiff:

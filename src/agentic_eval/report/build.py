@@ -8,7 +8,7 @@ from typing import Any
 from pydantic_core import to_jsonable_python
 
 from agentic_eval.core.scorecard import CaseResult
-from agentic_eval.history.diff import CaseChange, RunDiff
+from agentic_eval.history.diff import CaseChange, RunDiff, explained_by_checks
 from agentic_eval.history.entry import HistoryEntry, describe_producer
 from agentic_eval.history.files import StoredEntry
 from agentic_eval.report.views import (
@@ -109,15 +109,16 @@ def _held(value: bool | None) -> str:
 
 
 def change_view(c: CaseChange) -> ChangeView:
-    """One case of a diff."""
+    """One case of a diff. When no check explains the change (checks did not run on a side, or
+    the outcome is an error), the note gives the outcomes' reasons."""
     notes: list[str] = []
     if c.expectation_changed:
         notes.append("the case's expectations changed (answer key)")
-    for side, r in (("base", c.before), ("head", c.after)):
-        if r is None or r.outcome.kind == "passed":
-            continue
-        if not c.flips or not r.checks or r.outcome.kind != "check_failed":
-            notes.append(f"{side}: {r.outcome.kind}: {r.outcome.reason}")
+    same = c.before is not None and c.after is not None and c.before.outcome == c.after.outcome
+    if not (c.kind == "still_failing" and same and not c.flips):
+        for side, r in (("base", c.before), ("head", c.after)):
+            if r is not None and r.outcome.kind != "passed" and not explained_by_checks(r):
+                notes.append(f"{side}: {r.outcome.kind}: {r.outcome.reason}")
     return ChangeView(
         case_id=c.case_id,
         sample=c.sample,
