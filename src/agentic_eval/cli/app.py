@@ -6,9 +6,11 @@ import click
 
 from agentic_eval._version import __version__
 from agentic_eval.cli.goldens import goldens
+from agentic_eval.cli.history import baseline, history
 from agentic_eval.cli.listing import list_, show
 from agentic_eval.cli.model import model
 from agentic_eval.cli.mutants import mutants
+from agentic_eval.cli.report import report
 from agentic_eval.cli.run import run
 
 
@@ -30,3 +32,6 @@ cli.add_command(show)
 cli.add_command(goldens)
 cli.add_command(model)
 cli.add_command(mutants)
+cli.add_command(report)
+cli.add_command(history)
+cli.add_command(baseline)

@@ -1,0 +1,175 @@
+"""``agentic-eval history`` (the runs of a suite, newest first) and ``agentic-eval baseline``
+(promote a known-good run, show the baselines)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import click
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from agentic_eval.core.text import printable
+from agentic_eval.history import (
+    HistoryError,
+    StoredEntry,
+    describe_producer,
+    find_run,
+    history_dir,
+    history_suites,
+    load_history,
+    promote,
+    read_baseline,
+)
+from agentic_eval.report import PointView, history_json, history_markdown, point_view
+from agentic_eval.report.text import rate, short_id, when
+
+HISTORY_FORMATS = ("table", "json", "markdown")
+
+
+class HistoryProblem(click.ClickException):
+    """An unreadable history file or a run that cannot be found: exit 2 (nothing compared)."""
+
+    exit_code = 2
+
+
+def _suites(domains: tuple[str, ...]) -> list[str]:
+    have = history_suites()
+    for name in domains:
+        if name not in have:
+            listed = ", ".join(have) or "none"
+            raise click.UsageError(
+                f"no history for {name!r} under {history_dir()} (suites with history: {listed})"
+            )
+    return list(dict.fromkeys(domains)) or have
+
+
+def _points(suite: str, limit: int) -> list[PointView]:
+    stored = load_history(suite)
+    marker = read_baseline(suite) if stored else None
+    newest = list(reversed(stored))
+    if limit:
+        newest = newest[:limit]
+    return [point_view(s, marker.run_id if marker else None) for s in newest]
+
+
+def _notes(p: PointView) -> str:
+    notes: list[str] = []
+    if p.baseline:
+        notes.append("baseline")
+    if p.reproduced is not None:
+        notes.append("reproduced" if p.reproduced else "NOT reproduced")
+    if p.status != "finished":
+        notes.append(p.status)
+    return ", ".join(notes)
+
+
+def _table(suite: str, points: Sequence[PointView]) -> Table:
+    table = Table(title=f"{suite}: {len(points)} run(s), newest first", title_justify="left")
+    for head in ("started", "run", "produced by", "passed", "hard-gate failures", "gate", ""):
+        table.add_column(head, overflow="fold")
+    colours = {"PASS": "green", "FAIL": "red"}
+    for p in points:
+        table.add_row(
+            Text(when(p.started_at)),
+            Text(short_id(p.run_id)),
+            Text(printable(p.producer)),
+            Text(rate(p.passed, p.samples)),
+            Text(str(p.hard_gate_failures), style="red" if p.hard_gate_failures else ""),
+            Text(p.verdict, style=colours.get(p.verdict, "yellow")),
+            Text(_notes(p)),
+        )
+    return table
+
+
+@click.command("history")
+@click.argument("domains", nargs=-1)
+@click.option(
+    "--limit",
+    type=click.IntRange(0, None),
+    default=20,
+    show_default=True,
+    help="Newest runs to list per suite (0: all).",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(HISTORY_FORMATS), default="table", show_default=True
+)
+def history(domains: tuple[str, ...], limit: int, fmt: str) -> int:
+    """The runs of DOMAINS (default: every suite with a history), newest first: when, what
+    produced each (scripted agent, model via provider, or replay of which recording), pass
+    rate, hard-gate failures and gate; the baseline is marked.
+
+    The history is $AGENTIC_EVAL_HISTORY_DIR (default evals/history).
+    """
+    try:
+        suites = _suites(domains)
+        listing = [(suite, _points(suite, limit)) for suite in suites]
+    except HistoryError as exc:
+        raise HistoryProblem(printable(str(exc))) from None
+    if fmt == "json":
+        click.echo(history_json(listing), nl=False)
+        return 0
+    if fmt == "markdown":
+        click.echo(
+            "\n".join(history_markdown(suite, points) for suite, points in listing), nl=False
+        )
+        return 0
+    console = Console(highlight=False)
+    if not console.is_terminal:
+        console = Console(highlight=False, width=200)
+    if not listing:
+        console.print(Text(f"no history under {history_dir()}"))
+    for suite, points in listing:
+        console.print(_table(suite, points))
+    return 0
+
+
+@click.group("baseline")
+def baseline() -> None:
+    """Mark known-good runs; ``report --base baseline`` diffs against them."""
+
+
+@baseline.command("promote")
+@click.argument("run")
+def baseline_promote(run: str) -> int:
+    """Make RUN (a run id, a unique prefix of one, or a history entry file) its suite's
+    baseline, written to <history>/<suite>/baseline.json (commit it)."""
+    try:
+        stored: StoredEntry = find_run(run)
+        path, marker = promote(stored)
+    except HistoryError as exc:
+        raise HistoryProblem(printable(str(exc))) from None
+    e = stored.entry
+    click.echo(
+        printable(
+            f"{e.suite}: baseline is now run {marker.run_id} ({when(e.started_at.isoformat())}, "
+            f"{describe_producer(e.producer)}, {rate(e.passed, e.samples)} passed, "
+            f"{e.gate.verdict}); written to {path}"
+        )
+    )
+    return 0
+
+
+@baseline.command("show")
+@click.argument("domains", nargs=-1)
+def baseline_show(domains: tuple[str, ...]) -> int:
+    """The baseline of each of DOMAINS (default: every suite with a history)."""
+    try:
+        for suite in _suites(domains):
+            marker = read_baseline(suite)
+            if marker is None:
+                click.echo(f"{suite}: no baseline")
+                continue
+            found = find_run(marker.run_id, [suite])
+            e = found.entry
+            click.echo(
+                printable(
+                    f"{suite}: run {marker.run_id} ({when(e.started_at.isoformat())}, "
+                    f"{describe_producer(e.producer)}, {rate(e.passed, e.samples)} passed, "
+                    f"{e.gate.verdict}), promoted {when(marker.promoted_at.isoformat())}"
+                )
+            )
+    except HistoryError as exc:
+        raise HistoryProblem(printable(str(exc))) from None
+    return 0

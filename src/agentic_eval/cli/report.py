@@ -1,0 +1,317 @@
+"""``agentic-eval report``: diff two runs per suite from the history; terminal, JSON, Markdown,
+JUnit XML and HTML output; ``--fail-on-regression`` for CI."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from agentic_eval.cli.history import HistoryProblem
+from agentic_eval.core.text import printable
+from agentic_eval.history import (
+    BASELINE_REF,
+    HistoryError,
+    StoredEntry,
+    baseline_entry,
+    diff_runs,
+    find_run,
+    history_dir,
+    history_suites,
+    load_history,
+    read_baseline,
+)
+from agentic_eval.recordings.files import write_atomic
+from agentic_eval.report import (
+    ChangeView,
+    ReportView,
+    SuiteReport,
+    TranscriptFinder,
+    counts_line,
+    flip_lines,
+    headline,
+    open_store,
+    report_html,
+    report_json,
+    report_junit,
+    report_markdown,
+    run_line,
+    suite_report,
+)
+
+FORMATS = ("table", "json", "markdown", "junit")
+
+
+@dataclass(frozen=True)
+class Pick:
+    """The runs one suite's report is about."""
+
+    suite: str
+    history: list[StoredEntry]
+    head: StoredEntry | None
+    base: StoredEntry | None
+    note: str
+
+
+def _known_domains() -> set[str]:
+    from agentic_eval.domains.registry import all_domains
+
+    try:
+        return set(all_domains())
+    except Exception:  # a broken plugin must not stop a report over files
+        return set()
+
+
+def _suites(domains: tuple[str, ...]) -> list[str]:
+    have = history_suites()
+    if not domains:
+        return have
+    known = _known_domains()
+    for name in domains:
+        if name not in have and name not in known:
+            listed = ", ".join(have) or "none"
+            raise click.UsageError(
+                f"no history for {name!r} under {history_dir()} (suites with history: {listed})"
+            )
+    return list(dict.fromkeys(domains))
+
+
+def _named(ref: str | None, suites: list[str] | None) -> StoredEntry | None:
+    if ref is None or ref == BASELINE_REF:
+        return None
+    return find_run(ref, suites if suites else None)
+
+
+def _previous(history: list[StoredEntry], head: StoredEntry) -> StoredEntry | None:
+    key = (head.entry.started_at, head.entry.run_id)
+    older = [s for s in history if (s.entry.started_at, s.entry.run_id) < key]
+    return older[-1] if older else None
+
+
+def _pick(
+    suite: str, base_ref: str | None, head_ref: str | None, named: dict[str, StoredEntry]
+) -> Pick:
+    history = load_history(suite)
+    head = named.get("head")
+    if head is None:
+        if head_ref == BASELINE_REF:
+            head = baseline_entry(suite, history)
+        elif history:
+            head = history[-1]
+    if head is None:
+        return Pick(suite, history, None, None, f"no runs in the history under {history_dir()}")
+    base = named.get("base")
+    if base is None and base_ref == BASELINE_REF:
+        base = baseline_entry(suite, history)
+    elif base is None:
+        base = _previous(history, head)
+    note = "" if base is not None else "only one run in the history: nothing to compare yet"
+    return Pick(suite, history, head, base, note)
+
+
+def build_report(
+    domains: tuple[str, ...], base_ref: str | None, head_ref: str | None, transcripts: bool
+) -> ReportView:
+    """Resolve the runs and build the report.
+
+    Raises:
+        click.UsageError: For runs of different suites, or a suite outside DOMAINS.
+        HistoryError: For unreadable history files and runs that cannot be found.
+    """
+    suites = _suites(domains)
+    named: dict[str, StoredEntry] = {}
+    for side, ref in (("base", base_ref), ("head", head_ref)):
+        found = _named(ref, list(domains) or None)
+        if found is not None:
+            named[side] = found
+    picked = {s.entry.suite for s in named.values()}
+    if len(picked) > 1:
+        raise click.UsageError(f"--base and --head are runs of different suites: {sorted(picked)}")
+    if picked:
+        (only,) = picked
+        if domains and only not in domains:
+            raise click.UsageError(f"the run given is a run of {only}, not of {', '.join(domains)}")
+        suites = [only]
+    finder = TranscriptFinder(open_store()) if transcripts else None
+    reports: list[SuiteReport] = []
+    for suite in suites:
+        p = _pick(suite, base_ref, head_ref, named)
+        marker = read_baseline(suite) if p.history else None
+        diff = None
+        if p.head is not None and p.base is not None:
+            diff = (diff_runs(p.base.entry, p.head.entry), p.base)
+        reports.append(
+            suite_report(
+                suite,
+                p.history,
+                head=p.head,
+                diff=diff,
+                note=p.note,
+                baseline=marker.run_id if marker else None,
+                transcripts=finder,
+            )
+        )
+    return ReportView(suites=tuple(reports))
+
+
+def _console() -> Console:
+    console = Console(highlight=False)
+    return console if console.is_terminal else Console(highlight=False, width=200)
+
+
+def _say(console: Console, text: str, style: str = "") -> None:
+    console.print(Text(printable(text), style=style))
+
+
+def print_report(view: ReportView, console: Console | None = None) -> None:
+    """The report as terminal text and tables."""
+    console = console or _console()
+    if not view.suites:
+        _say(console, f"no suite has any history under {history_dir()}")
+    for s in view.suites:
+        d = s.diff
+        if d is None:
+            _say(console, f"{s.suite}: {s.note}", "bold")
+            if s.head is not None:
+                _say(console, f"  latest {run_line(s.head.summary)}")
+            continue
+        _say(console, f"{s.suite}: {headline(d.counts)}", "bold")
+        _say(console, f"  base {run_line(d.base)}")
+        _say(console, f"  head {run_line(d.head)}")
+        if d.replay:
+            _say(console, f"  note: {d.replay}", "yellow")
+        causes = "; ".join(d.causes) or "nothing (same configuration and fingerprints)"
+        _say(console, f"  what else changed: {causes}")
+        _say(console, f"  {counts_line(d.counts)}")
+        _changes(console, [c for c in d.changes if c.kind != "still_failing"])
+        failing = [c for c in d.changes if c.kind == "still_failing"]
+        if failing:
+            moved = [c for c in failing if c.flips or c.note]
+            _say(console, f"  still failing ({len(failing)}): {', '.join(c.name for c in failing)}")
+            if moved:
+                _say(console, "  still failing, but failing differently:")
+                _changes(console, moved)
+        console.print()
+
+
+def _changes(console: Console, rows: Sequence[ChangeView]) -> None:
+    if not rows:
+        return
+    table = Table(show_lines=False, pad_edge=False)
+    for head in ("case", "change", "before -> after", "checks flipped (why)"):
+        table.add_column(head, overflow="fold")
+    styles = {"regressed": "red", "improved": "green"}
+    for c in rows:
+        table.add_row(
+            Text(printable(c.name)),
+            Text(c.kind.replace("_", " "), style=styles.get(c.kind, "yellow")),
+            Text(f"{c.before} -> {c.after}"),
+            Text(printable("\n".join(flip_lines(c)) or "-")),
+        )
+    console.print(table)
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        write_atomic(path, text)
+    except OSError as exc:
+        raise click.ClickException(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+@click.command("report")
+@click.argument("domains", nargs=-1)
+@click.option(
+    "--base",
+    "base_ref",
+    default=None,
+    metavar="RUN",
+    help="The run to compare against: a run id (or a unique prefix), a history entry file, "
+    "or 'baseline' (the promoted known-good run). Default: the run before --head.",
+)
+@click.option(
+    "--head",
+    "head_ref",
+    default=None,
+    metavar="RUN",
+    help="The run to check: a run id, a file or 'baseline'. Default: the newest run.",
+)
+@click.option(
+    "--fail-on-regression", is_flag=True, help="Exit 1 when any case regressed (passed -> failed)."
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="table",
+    show_default=True,
+    help="table: terminal text; json (reads back), markdown (a pull-request comment), junit "
+    "(JUnit XML: one testcase per case, failed checks as failure messages).",
+)
+@click.option(
+    "--output",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Write the --format document to this file (the table still prints).",
+)
+@click.option(
+    "--html",
+    "html_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Also write a self-contained HTML report: pass-rate history plot, the diff, and each "
+    "failed case's checks and transcript.",
+)
+def report(
+    domains: tuple[str, ...],
+    base_ref: str | None,
+    head_ref: str | None,
+    fail_on_regression: bool,
+    fmt: str,
+    output: Path | None,
+    html_path: Path | None,
+) -> int:
+    """Diff the two most recent runs of each of DOMAINS (default: every suite with a history).
+
+    \b
+    Per case: regressed (passed -> failed), improved, still failing, new, removed,
+    inconclusive (transient); for each, the checks that flipped and why. Says what else
+    differs between the runs (agent, model, parameters, prompt, tools, fixtures, answer key,
+    version, commit) and when runs are replays, so a replay is never taken for new agent
+    behaviour. The history is $AGENTIC_EVAL_HISTORY_DIR (default evals/history).
+    Exit codes: 0, 1 with --fail-on-regression when a case regressed, 2 for usage errors and
+    unreadable history files.
+    \b
+    Examples:
+      agentic-eval report retail_ops
+      agentic-eval report retail_ops --base baseline --fail-on-regression
+      agentic-eval report --format markdown --output report.md --html report.html
+    """
+    if output is not None and fmt == "table":
+        raise click.UsageError("--output needs --format json, markdown or junit")
+    for ref in (base_ref, head_ref):
+        if ref is not None and not ref.strip():
+            raise click.UsageError("--base/--head must not be empty")
+    try:
+        view = build_report(domains, base_ref, head_ref, transcripts=html_path is not None)
+    except HistoryError as exc:
+        raise HistoryProblem(printable(str(exc))) from None
+    renderers = {"json": report_json, "markdown": report_markdown, "junit": report_junit}
+    if fmt != "table":
+        document = renderers[fmt](view)
+        if output is not None:
+            _write(output, document)
+        else:
+            click.echo(document, nl=False)
+    if fmt == "table" or output is not None:
+        print_report(view)
+    if html_path is not None:
+        _write(html_path, report_html(view))
+    if fail_on_regression and view.regressions:
+        click.echo(f"agentic-eval: {view.regressions} case(s) regressed", err=True)
+        return 1
+    return 0
