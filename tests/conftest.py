@@ -15,6 +15,7 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
     """Every test gets its own store folder and no provider keys from the environment."""
     home = tmp_path / "home"
     monkeypatch.setenv("AGENTIC_EVAL_HOME", str(home))
+    monkeypatch.setenv("AGENTIC_EVAL_HISTORY_DIR", str(tmp_path / "history"))
     monkeypatch.delenv("AGENTIC_EVAL_DATABASE_URL", raising=False)
     for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY"):
         monkeypatch.delenv(key, raising=False)

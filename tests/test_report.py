@@ -146,7 +146,7 @@ def test_report_lists_exactly_the_cases_whose_verdict_changed_with_flipped_check
     for case_id, checks in failing.items():
         assert case_id in out
         for name in checks:
-            assert f"{name}: held -> failed" in out
+            assert f"{name}: held -> failed" in out or f"{name} [HARD GATE]: held -> failed" in out
     unchanged = {c.case_id for c in runs.naive.scorecard.cases} - set(failing)
     assert unchanged and not any(re.search(rf"\b{re.escape(c)}\b", out) for c in unchanged)
 

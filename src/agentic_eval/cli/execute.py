@@ -6,6 +6,7 @@ import asyncio
 import signal
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import click
@@ -22,6 +23,7 @@ from agentic_eval.domains.base import Domain
 from agentic_eval.evaluation.gate import EXIT_CODES
 from agentic_eval.evaluation.session import SessionResult, run_session
 from agentic_eval.evaluation.settings import RunSettings
+from agentic_eval.history import HistoryError, StoredEntry, entry_from_session, record_session
 from agentic_eval.recordings.files import RecordingError, list_agents, write_atomic
 from agentic_eval.recordings.layout import LabelError, agent_dir, check_label
 from agentic_eval.recordings.record import RecordingBackend
@@ -218,12 +220,15 @@ async def execute(o: RunOptions) -> int:
     stopper = Stopper()
     stopper.install()
     results: list[SessionResult] = []
+    entries: list[StoredEntry] = []
     code: int | None = None
     try:
         for job in plan.jobs:
             if stopper():
                 break
-            results.append(await _run_job(o, job, store, stopper))
+            result = await _run_job(o, job, store, stopper)
+            results.append(result)
+            entries.append(_history(o, job, result))
     except AuthenticationFailed as exc:
         provider = o.provider or "provider"
         click.echo(
@@ -243,18 +248,16 @@ async def execute(o: RunOptions) -> int:
         store.close()
     if code is not None:
         return code
-    document = render.runs_json(results, plan.not_recorded, plan.broken)
+    document = _document(o, results, entries, plan)
     if o.output is not None:
         try:
             write_atomic(o.output, document)
         except OSError as exc:
             raise click.ClickException(f"cannot write {o.output}: {exc.strerror or exc}") from None
-    if o.as_json:
-        click.echo(document, nl=False)
-    elif o.markdown:
-        click.echo(render.markdown_table(results))
-    else:
+    if o.fmt == "table":
         render.print_results(results, verbose=o.verbose)
+    else:
+        click.echo(document, nl=not document.endswith("\n"))
     for name in plan.not_recorded:
         warn(
             f"{name}: nothing recorded under {o.recordings}; record it with "
@@ -270,10 +273,36 @@ async def execute(o: RunOptions) -> int:
     return max((EXIT_CODES[r.gate.verdict] for r in results), default=0)
 
 
+def _history(o: RunOptions, job: Job, result: SessionResult) -> StoredEntry:
+    """The run's history entry, written to the history folder unless --no-history."""
+    if not o.history:
+        entry = entry_from_session(result, job.domain, job.specs, job.settings, job.spec)
+        return StoredEntry(Path(f"{result.run_id}.json"), entry)
+    try:
+        return record_session(result, job.domain, job.specs, job.settings, job.spec)
+    except HistoryError as exc:  # a history write never fails the run
+        warn(str(exc))
+        entry = entry_from_session(result, job.domain, job.specs, job.settings, job.spec)
+        return StoredEntry(Path(f"{result.run_id}.json"), entry)
+
+
+def _document(
+    o: RunOptions, results: list[SessionResult], entries: list[StoredEntry], plan: Plan
+) -> str:
+    """The --format document (json when the terminal table is chosen)."""
+    if o.fmt == "markdown":
+        return render.markdown_table(results)
+    if o.fmt == "junit":
+        from agentic_eval.report import runs_junit, runs_view
+
+        return runs_junit(runs_view(entries))
+    return render.runs_json(results, plan.not_recorded, plan.broken)
+
+
 async def _run_job(o: RunOptions, job: Job, store: Store, stopper: Stopper) -> SessionResult:
     bar = None
     progress = None
-    if o.mode == "live" and not o.as_json:
+    if o.mode == "live" and o.fmt == "table":
         bar = render.progress_bar(job.domain.name, len(job.specs))
         progress = bar.advance
     try:

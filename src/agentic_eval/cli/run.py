@@ -41,9 +41,9 @@ class RunOptions:
     concurrency: int
     approval: Literal["enforce", "observe"] | None
     verbose: bool
-    markdown: bool
-    as_json: bool
+    fmt: Literal["table", "json", "markdown", "junit"]
     output: Path | None
+    history: bool
     recordings: Path
     max_turns: int
     max_tokens: int
@@ -118,19 +118,29 @@ class RunOptions:
     "observe lets them execute. Replay uses the recorded mode.",
 )
 @click.option("-v", "--verbose", is_flag=True, help="List every failing case, not only gates.")
-@click.option("--markdown", is_flag=True, help="Print the scorecards as a Markdown table.")
 @click.option(
-    "--json",
-    "as_json",
-    is_flag=True,
-    help="Print the runs as one JSON document: {schema_version, runs: [{scorecard, gate, "
-    "replay fidelity, ...}], ...}.",
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "markdown", "junit"]),
+    default=None,
+    help="table (default): terminal tables. json: one document {schema_version, runs: "
+    "[{scorecard, gate, replay fidelity, ...}], ...}. markdown: the scorecard table (fits a "
+    "pull-request comment). junit: JUnit XML, one testcase per sample, failed checks as "
+    "failure messages.",
 )
+@click.option("--markdown", is_flag=True, help="Same as --format markdown.")
+@click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
 @click.option(
     "--output",
     type=click.Path(path_type=Path, dir_okay=False),
     default=None,
-    help="Also write that JSON document to this file.",
+    help="Write the --format document (json when the format is table) to this file.",
+)
+@click.option(
+    "--no-history",
+    is_flag=True,
+    help="Do not write this run's scorecard to the history folder "
+    "($AGENTIC_EVAL_HISTORY_DIR, default evals/history/<domain>/).",
 )
 @click.option(
     "--recordings",
@@ -198,9 +208,11 @@ def run(
     concurrency: int,
     approval: Literal["enforce", "observe"] | None,
     verbose: bool,
+    fmt: Literal["table", "json", "markdown", "junit"] | None,
     markdown: bool,
     as_json: bool,
     output: Path | None,
+    no_history: bool,
     recordings: Path,
     max_turns: int,
     max_tokens: int,
@@ -235,8 +247,12 @@ def run(
         raise click.UsageError("--provider and --base-url apply to live runs only")
     if mode == "replay" and record:
         raise click.UsageError("--record applies to scripted and live runs, not replay")
-    if markdown and as_json:
-        raise click.UsageError("choose one of --json and --markdown")
+    chosen = [f for f, on in (("json", as_json), ("markdown", markdown), (fmt, fmt)) if on]
+    if len(set(chosen)) > 1:
+        raise click.UsageError("choose one output format (--format, --json or --markdown)")
+    final_fmt: Literal["table", "json", "markdown", "junit"] = fmt or (
+        "json" if as_json else "markdown" if markdown else "table"
+    )
     if mode == "replay" and label:
         raise click.UsageError("--label names scripted and live runs; replay uses --agent")
     if mode == "replay" and approval:
@@ -257,9 +273,9 @@ def run(
         concurrency=concurrency,
         approval=approval,
         verbose=verbose,
-        markdown=markdown,
-        as_json=as_json,
+        fmt=final_fmt,
         output=output,
+        history=not no_history,
         recordings=recordings,
         max_turns=max_turns,
         max_tokens=max_tokens,

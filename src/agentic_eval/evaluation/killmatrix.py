@@ -19,9 +19,10 @@ tallies the result. Two words carry the whole matrix, and both are defined stric
 
 The reference agent raises a **false alarm** on every case where, in any mode run, it did not
 pass or any hard gate failed. The matrix is ``ok`` when there is no escape and no false alarm.
-When a mutant runs in both modes and a case's verdict (outcome plus failed hard gates) differs
-between them, that is reported as a :class:`VerdictSplit`: a warning, not a failure, because a
-runtime that blocks an unapproved call legitimately changes what happens next. Gates declared by
+When a mutant runs in both modes and a case's verdict (its outcome, and whether a hard gate
+failed) differs between them, that is reported as a :class:`VerdictSplit`: a warning, not a
+failure. Which gates failed may legitimately differ (a final-state gate sees what executed,
+which the checkpoint changes); the verdict on the agent should not. Gates declared by
 fewer than :data:`MIN_MUTANTS_PER_GATE` mutants are reported as warnings too.
 """
 
@@ -259,6 +260,11 @@ class _Seen:
         gates = f" [{', '.join(self.failed_gates)}]" if self.failed_gates else ""
         return f"{self.outcome}{gates}"
 
+    def case_verdict(self) -> tuple[str, bool]:
+        """The case's verdict: its outcome and whether a hard gate failed. Which gates failed
+        may differ between modes (a final-state gate sees what executed), the verdict not."""
+        return self.outcome, bool(self.failed_gates)
+
 
 Runs = dict[str, _Seen]
 """Case id -> what happened, for one agent in one mode."""
@@ -341,7 +347,7 @@ def _row(
     if len(runs) == len(MODES):
         for cid in case_ids:
             e, o = runs["enforce"].get(cid), runs["observe"].get(cid)
-            if e is not None and o is not None and e.verdict() != o.verdict():
+            if e is not None and o is not None and e.case_verdict() != o.case_verdict():
                 splits.append(VerdictSplit(case_id=cid, enforce=e.verdict(), observe=o.verdict()))
     row = MutantRow(
         name=mutant.name,
