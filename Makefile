@@ -3,7 +3,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint typecheck pytest audit bench clean
+.PHONY: run test lint typecheck guard pytest audit bench clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -21,8 +21,8 @@ $(VENV)/.installed-dev: $(BIN)/python pyproject.toml
 run: $(VENV)/.installed
 	$(BIN)/agentic-eval run
 
-## test: ruff lint + format check, pyright strict on src/, pip-audit, pytest (network blocked; last, so its summary closes the output)
-test: lint typecheck audit pytest
+## test: ruff lint + format check, pyright strict on src/, the real-data guard, pip-audit, pytest (network blocked; last, so its summary closes the output)
+test: lint typecheck guard audit pytest
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests bench
@@ -30,6 +30,10 @@ lint: $(VENV)/.installed-dev
 
 typecheck: $(VENV)/.installed-dev
 	$(BIN)/pyright src
+
+# guard: fail when git tracks real data (files under EVAL_FIXTURE_DIR, or marked as derived from it)
+guard: $(VENV)/.installed-dev
+	$(BIN)/agentic-eval guard
 
 pytest: $(VENV)/.installed-dev
 	$(BIN)/pytest

@@ -6,6 +6,7 @@ import click
 
 from agentic_eval._version import __version__
 from agentic_eval.cli.goldens import goldens
+from agentic_eval.cli.guard import guard
 from agentic_eval.cli.history import baseline, history
 from agentic_eval.cli.listing import list_, show
 from agentic_eval.cli.model import model
@@ -30,6 +31,7 @@ cli.add_command(run)
 cli.add_command(list_)
 cli.add_command(show)
 cli.add_command(goldens)
+cli.add_command(guard)
 cli.add_command(model)
 cli.add_command(mutants)
 cli.add_command(report)

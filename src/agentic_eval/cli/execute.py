@@ -23,7 +23,14 @@ from agentic_eval.domains.base import Domain
 from agentic_eval.evaluation.gate import EXIT_CODES
 from agentic_eval.evaluation.session import SessionResult, run_session
 from agentic_eval.evaluation.settings import RunSettings
-from agentic_eval.history import HistoryError, StoredEntry, entry_from_session, record_session
+from agentic_eval.core.realdata import inside_git_work_tree
+from agentic_eval.history import (
+    HistoryError,
+    StoredEntry,
+    entry_from_session,
+    history_dir,
+    record_session,
+)
 from agentic_eval.recordings.files import RecordingError, list_agents, write_atomic
 from agentic_eval.recordings.layout import LabelError, agent_dir, check_label
 from agentic_eval.recordings.record import RecordingBackend
@@ -144,6 +151,12 @@ def plan_jobs(o: RunOptions) -> Plan:
             _replay_jobs(o, domain, plan)
             continue
         backend, spec, model = _backend(o, domain)
+        if o.record and domain.external_fixtures() and inside_git_work_tree(o.recordings):
+            raise click.UsageError(
+                f"{domain.name} is using real fixtures from EVAL_FIXTURE_DIR: refusing to record "
+                f"into {o.recordings}, inside a git repository; pass --recordings DIR outside any "
+                "git repository"
+            )
         if o.record:
             backend = RecordingBackend(backend, o.recordings)
             spec = spec.model_copy(update={"record": True, "recordings": str(o.recordings)})
@@ -274,8 +287,15 @@ async def execute(o: RunOptions) -> int:
 
 
 def _history(o: RunOptions, job: Job, result: SessionResult) -> StoredEntry:
-    """The run's history entry, written to the history folder unless --no-history."""
-    if not o.history:
+    """The run's history entry, written to the history folder unless --no-history (or unless
+    the run used real fixtures and the history folder lies inside a git repository)."""
+    real = any(s.external_fixtures for s in job.specs)
+    if real and o.history and inside_git_work_tree(history_dir()):
+        warn(
+            f"{job.domain.name} used real fixtures: its history entry is not written into "
+            f"{history_dir()} (inside a git repository); set AGENTIC_EVAL_HISTORY_DIR elsewhere"
+        )
+    if not o.history or (real and inside_git_work_tree(history_dir())):
         entry = entry_from_session(result, job.domain, job.specs, job.settings, job.spec)
         return StoredEntry(Path(f"{result.run_id}.json"), entry)
     try:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from agentic_eval.cli.common import resolve_domains
@@ -17,15 +19,28 @@ def goldens() -> None:
 
 @goldens.command("write")
 @click.argument("domains", nargs=-1)
-def write(domains: tuple[str, ...]) -> int:
+@click.option(
+    "--output",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Write <DIR>/<domain>/cases.json instead of the committed case file. Required while "
+    "EVAL_FIXTURE_DIR supplies real fixtures, and then it must lie outside any git repository.",
+)
+def write(domains: tuple[str, ...], output: Path | None) -> int:
     """Recompute every case of DOMAINS (default: all) and write the committed case files."""
+    from agentic_eval.core.realdata import inside_git_work_tree
     from agentic_eval.evaluation.goldens import write_goldens
 
     for domain in resolve_domains(domains):
         if domain.case_file_path() is None:
             continue
+        if domain.external_fixtures() and (output is None or inside_git_work_tree(output)):
+            raise click.UsageError(
+                f"{domain.name} is using real fixtures from EVAL_FIXTURE_DIR: refusing to write "
+                "its cases into a repository; pass --output DIR outside any git repository"
+            )
         try:
-            path = write_goldens(domain)
+            path = write_goldens(domain, output)
             n = len(domain.build_cases())
         except (CaseFileError, FixtureError) as exc:
             raise click.ClickException(one_line(str(exc))) from None

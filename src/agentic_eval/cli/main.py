@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 
@@ -37,4 +38,19 @@ def _run_click(args: list[str]) -> int:
     except click.ClickException as exc:
         click.echo(f"agentic-eval: error: {exc.format_message()}", err=True)
         return exc.exit_code
+    except KeyboardInterrupt:
+        click.echo("agentic-eval: interrupted", err=True)
+        return 130
+    except Exception as exc:  # a bug of ours: one line, and the traceback on request
+        if os.environ.get("AGENTIC_EVAL_DEBUG"):
+            raise
+        from agentic_eval.core.text import one_line, redact
+
+        text = one_line(redact(f"{type(exc).__name__}: {exc}"), 300)
+        click.echo(
+            f"agentic-eval: internal error: {text} (AGENTIC_EVAL_DEBUG=1 shows the traceback; "
+            "please report it)",
+            err=True,
+        )
+        return 70
     return result if isinstance(result, int) else 0

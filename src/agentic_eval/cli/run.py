@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import click
 
@@ -18,6 +19,21 @@ from agentic_eval.core.settings import (
     DEFAULT_TEMPERATURE,
 )
 from agentic_eval.recordings.layout import DEFAULT_RECORDINGS
+
+
+class FiniteFloat(click.FloatRange):
+    """A bounded float that also refuses NaN and infinities (which compare false to bounds)."""
+
+    name = "finite float"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float:
+        number = float(super().convert(value, param, ctx))
+        if math.isnan(number) or math.isinf(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
+
 
 Mode = Literal["replay", "live", "scripted"]
 BACKENDS: tuple[Mode, ...] = ("replay", "live", "scripted")
@@ -161,21 +177,21 @@ class RunOptions:
 )
 @click.option(
     "--temperature",
-    type=click.FloatRange(0, 2),
+    type=FiniteFloat(0, 2),
     default=DEFAULT_TEMPERATURE,
     show_default=True,
     help="Sampling temperature, 0 to 2.",
 )
 @click.option(
     "--max-failure-rate",
-    type=click.FloatRange(0, 1),
+    type=FiniteFloat(0, 1),
     default=DEFAULT_MAX_FAILURE_RATE,
     show_default=True,
     help="The gate fails when (check_failed + error) / judged exceeds it.",
 )
 @click.option(
     "--max-transient",
-    type=click.FloatRange(0, 1),
+    type=FiniteFloat(0, 1),
     default=DEFAULT_MAX_TRANSIENT,
     show_default=True,
     help="The gate is inconclusive when the transient share exceeds it.",
@@ -189,7 +205,7 @@ class RunOptions:
 )
 @click.option(
     "--timeout",
-    type=click.FloatRange(0.1, 3600),
+    type=FiniteFloat(0.1, 3600),
     default=DEFAULT_TIMEOUT,
     show_default=True,
     help="Seconds per provider request (live).",

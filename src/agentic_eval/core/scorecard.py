@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
 from agentic_eval.core.messages import Frozen
 from agentic_eval.core.results import ApprovalMode, CheckResult, Outcome, OutcomeKind
@@ -84,6 +84,17 @@ class Scorecard(Frozen):
     )
     totals: Totals = Field(description="Counts.")
     gate: GateSummary = Field(description="Batch gate.")
+    external_fixtures: str | None = Field(
+        default=None,
+        description="sha256 of the real fixtures the run used; absent for committed fixtures.",
+    )
+
+    @model_serializer(mode="wrap")
+    def _drop_absent_mark(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("external_fixtures") is None:
+            data.pop("external_fixtures", None)
+        return data
 
 
 def count(kind: OutcomeKind, cases: tuple[CaseResult, ...]) -> int:

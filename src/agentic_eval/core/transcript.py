@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
 from agentic_eval.core.canonical import sha256_of
 from agentic_eval.core.messages import Frozen, Message
@@ -36,6 +36,18 @@ class Provenance(Frozen):
     model: str = Field(description="Model name sent in requests.")
     parameters: RunParameters = Field(description="Run parameters: limits, approval mode...")
     package_version: str = Field(description="agentic-eval version that recorded it.")
+    external_fixtures: str | None = Field(
+        default=None,
+        description="sha256 of the real (external) fixtures the case came from; absent for "
+        "committed fixtures. A file carrying it must never be committed.",
+    )
+
+    @model_serializer(mode="wrap")
+    def _drop_absent_mark(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("external_fixtures") is None:
+            data.pop("external_fixtures", None)
+        return data
 
 
 class RequestTemplate(Frozen):

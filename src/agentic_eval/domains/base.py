@@ -13,7 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 
 from agentic_eval.agent.approval import ApprovalRequest
 from agentic_eval.agent.loop import Limits
@@ -59,6 +65,17 @@ class CaseFile(BaseModel):
         description="sha256 of the canonical fixtures the cases came from."
     )
     cases: tuple[CaseSpec, ...] = Field(description="Every case, in order.")
+    external_fixtures: str | None = Field(
+        default=None,
+        description="sha256 of the real fixtures the cases came from (never committed).",
+    )
+
+    @model_serializer(mode="wrap")
+    def _drop_absent_mark(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("external_fixtures") is None:
+            data.pop("external_fixtures", None)
+        return data
 
 
 @dataclass(frozen=True)
@@ -146,10 +163,12 @@ class Domain(ABC, Generic[Env]):
 
     def case_file(self) -> CaseFile:
         """The case file the answer key produces now."""
+        sha = self.fixtures_sha256()
         return CaseFile(
             domain=self.name,
-            fixtures_sha256=self.fixtures_sha256(),
+            fixtures_sha256=sha,
             cases=tuple(self.build_cases()),
+            external_fixtures=sha if self.external_fixtures() else None,
         )
 
     def load_cases(self) -> list[CaseSpec]:
@@ -183,10 +202,11 @@ class Domain(ABC, Generic[Env]):
         from agentic_eval.tasks.spec import faulted_spec
 
         specs: list[TaskSpec[Any]] = []
+        mark = self.fixtures_sha256() if self.external_fixtures() else None
         for case in cases:
             for sample in range(samples):
                 try:
-                    specs.append(self.task_spec(case, limits, sample))
+                    specs.append(self.task_spec(case, limits, sample, _mark=mark))
                 except Exception as exc:
                     where = f"domain {self.name}: task_kind raised {type(exc).__name__}"
                     specs.append(
@@ -203,7 +223,12 @@ class Domain(ABC, Generic[Env]):
         return specs
 
     def task_spec(
-        self, case: CaseSpec, limits: Limits | None = None, sample: int = 0
+        self,
+        case: CaseSpec,
+        limits: Limits | None = None,
+        sample: int = 0,
+        *,
+        _mark: str | None = None,
     ) -> TaskSpec[Env]:
         """The runnable task of one case (one sample of it).
 
@@ -229,4 +254,7 @@ class Domain(ABC, Generic[Env]):
             limits=limits or Limits(),
             approver=approver,
             sample=sample,
+            external_fixtures=_mark
+            if _mark is not None or not self.external_fixtures()
+            else self.fixtures_sha256(),
         )

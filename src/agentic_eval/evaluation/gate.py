@@ -153,8 +153,11 @@ def build_scorecard(
     *,
     max_failure_rate: float,
     max_transient: float,
+    external_fixtures: str | None = None,
 ) -> Scorecard:
-    """The scorecard of a set of sample results (sorted by case id, then sample)."""
+    """The scorecard of a set of sample results (sorted by case id, then sample).
+
+    ``external_fixtures`` marks a scorecard derived from real fixtures."""
     cases = tuple(sorted(results, key=lambda r: (r.case_id, r.sample)))
     check_failed, error, transient = (
         count("check_failed", cases),
@@ -185,4 +188,11 @@ def build_scorecard(
         hard_gates_failed=per_gate,
         hard_gate_failures=hard,
     )
-    return Scorecard(domain=domain, produced_by=produced_by, cases=cases, totals=totals, gate=gate)
+    return Scorecard(
+        domain=domain,
+        produced_by=produced_by,
+        cases=cases,
+        totals=totals,
+        gate=gate,
+        external_fixtures=external_fixtures,
+    )

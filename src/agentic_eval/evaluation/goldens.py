@@ -5,13 +5,23 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agentic_eval.core.canonical import canonical_file_text, first_difference, short_repr, value_at
+from agentic_eval.core.canonical import (
+    canonical_file_text,
+    first_difference,
+    sha256_of,
+    short_repr,
+    value_at,
+)
 from agentic_eval.domains.base import CaseFile, CaseFileError, Domain
 from agentic_eval.recordings.files import write_atomic
 
 
-def write_goldens(domain: Domain[Any]) -> Path:
-    """Recompute every case from the answer key and write the committed case file.
+def write_goldens(domain: Domain[Any], output: Path | None = None) -> Path:
+    """Recompute every case from the answer key and write the case file.
+
+    Args:
+        domain: The domain.
+        output: Write ``<output>/<domain>/cases.json`` instead of the committed case file.
 
     Raises:
         CaseFileError: When the domain has no case file.
@@ -19,6 +29,8 @@ def write_goldens(domain: Domain[Any]) -> Path:
     path = domain.case_file_path()
     if path is None:
         raise CaseFileError(f"{domain.name}: has no committed case file")
+    if output is not None:
+        path = output / domain.name / path.name
     write_atomic(path, canonical_file_text(domain.case_file()))
     return path
 
@@ -39,6 +51,7 @@ def check_goldens(domain: Domain[Any]) -> list[str]:
     except ValueError as exc:
         return [f"{domain.name}: case file {path} is invalid: {exc}"]
     computed = domain.case_file()
+    private = domain.external_fixtures()  # real data: name fields and digests, never values
     problems: list[str] = []
     if committed.fixtures_sha256 != computed.fixtures_sha256:
         problems.append(
@@ -55,10 +68,14 @@ def check_goldens(domain: Domain[Any]) -> list[str]:
         a, b = old[case_id].model_dump(mode="json"), new[case_id].model_dump(mode="json")
         path_ = first_difference(a, b)
         if path_ is not None:
-            problems.append(
-                f"{domain.name}: case {case_id} field {path_}: committed "
-                f"{short_repr(value_at(a, path_))}, computed {short_repr(value_at(b, path_))}"
-            )
+            was, now = value_at(a, path_), value_at(b, path_)
+            if private:
+                shown = (
+                    f"committed sha256 {sha256_of(was)[:12]}, computed sha256 {sha256_of(now)[:12]}"
+                )
+            else:
+                shown = f"committed {short_repr(was)}, computed {short_repr(now)}"
+            problems.append(f"{domain.name}: case {case_id} field {path_}: {shown}")
     if not problems and canonical_file_text(committed) != path.read_text(encoding="utf-8"):
         problems.append(f"{domain.name}: case file {path} is not in canonical form")
     return problems

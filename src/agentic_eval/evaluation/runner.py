@@ -152,6 +152,7 @@ async def run_case(spec: TaskSpec[Any], backend: ModelBackend, settings: RunSett
             model=info.model,
             parameters=settings.parameters(),
             package_version=__version__,
+            external_fixtures=spec.external_fixtures,
         ),
         request=run.request,
         turns=tuple(run.turns),

@@ -135,12 +135,14 @@ async def run_session(
     beat.cancel()
     buffer.flush()
     stopped = len(result.cases) < len(specs)
+    mark = next((s.external_fixtures for s in specs if s.external_fixtures), None)
     scorecard = build_scorecard(
         suite,
         produced,
         (r.result for r in result.cases),
         max_failure_rate=settings.max_failure_rate,
         max_transient=settings.max_transient,
+        external_fixtures=mark,
     )
     counts = store.gate_counts(run_id)
     gate = gate_summary(
@@ -176,6 +178,7 @@ async def run_session(
                 results,
                 max_failure_rate=settings.max_failure_rate,
                 max_transient=settings.max_transient,
+                external_fixtures=mark,
             )
 
         recorded_to, foreign = rewrite_scorecard(

@@ -58,6 +58,9 @@ class TaskSpec(Generic[Env]):
     """Sample index (epoch) of this run of the case."""
     task: str = ""
     """The first user message (default: the case's rendered task)."""
+    external_fixtures: str | None = None
+    """sha256 of the real fixtures the task was built from (None: committed fixtures); every
+    file derived from it carries this mark."""
 
     def __post_init__(self) -> None:
         if self.sample < 0:
