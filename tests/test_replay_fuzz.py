@@ -21,8 +21,6 @@ Set ``FUZZ_PER_CLASS`` to run more mutations per class (the suite default keeps 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import io
 import json
 import os
 import random
@@ -38,7 +36,7 @@ from agentic_eval.cli.main import main
 from agentic_eval.core.canonical import canonical_bytes
 from agentic_eval.domains import get_domain
 from agentic_eval.evaluation import RunSettings, run_session
-from agentic_eval.recordings import ReplayBackend, RecordingError, list_transcripts
+from agentic_eval.recordings import RecordingError, ReplayBackend, list_transcripts
 from agentic_eval.store.db import Store
 
 REPO = Path(__file__).resolve().parent.parent
@@ -125,7 +123,9 @@ def _dump(
     pad = (indent or "") * (level + 1)
     end = (indent or "") * level
     if isinstance(value, Pairs | dict):
-        items = value.items if isinstance(value, Pairs) else list(cast(dict[str, Json], value).items())
+        items = (
+            value.items if isinstance(value, Pairs) else list(cast(dict[str, Json], value).items())
+        )
         if not items:
             return "{}"
         body = ("," + nl).join(f"{pad}{escape(k)}{sep}{again(v, level + 1)}" for k, v in items)
@@ -500,9 +500,7 @@ def _duplicate_key(rng: random.Random, agent: str, name: str, raw: bytes, is_fir
 def _damage(rng: random.Random, agent: str, name: str, raw: bytes, is_first: bool):
     del agent, name, is_first
     data = json.loads(raw)
-    kind = rng.choice(
-        ["truncate", "bom", "garbage", "second", "deep", "not-object", "big"]
-    )
+    kind = rng.choice(["truncate", "bom", "garbage", "second", "deep", "not-object", "big"])
     if kind == "truncate":
         cut = rng.randrange(1, len(raw) - 2)
         return f"truncated at byte {cut}", raw[:cut]
@@ -514,7 +512,7 @@ def _damage(rng: random.Random, agent: str, name: str, raw: bytes, is_first: boo
         return "a second JSON value appended", raw + b"{}\n"
     if kind == "deep":
         return "output nested 100000 lists deep", raw.replace(
-            b'"output": ', b'"output": ' + b"[" * 100_000 + b"]" * 100_000 + b", \"x\": ", 1
+            b'"output": ', b'"output": ' + b"[" * 100_000 + b"]" * 100_000 + b', "x": ', 1
         )
     if kind == "not-object":
         return "the file is a JSON array", b"[" + raw + b"]"
@@ -611,7 +609,7 @@ def mutations(cls: str, files: Files, n: int, seed: int = SEED) -> list[Mutation
 
 
 @dataclass(frozen=True)
-class Verdict:
+class Judgement:
     """What a replay of one mutated case concluded."""
 
     mutation: Mutation
@@ -665,19 +663,20 @@ async def replay_case(root: Path, agent: str, case_id: str, store: Store) -> tup
     return bool(result.reproduced), " | ".join(result.problems)
 
 
-async def judge(root: Path, m: Mutation, store: Store) -> Verdict:
+async def judge(root: Path, m: Mutation, store: Store) -> Judgement:
     """Write the mutated file, replay its case, restore the file."""
     path = root / SUITE / m.agent / m.file
     original = FILES[m.agent][m.file]
-    unchanged = _canonical_or_none(m.text) == _canonical_or_none(original) is not None
+    before = _canonical_or_none(original)
+    unchanged = before is not None and _canonical_or_none(m.text) == before
     path.write_bytes(m.text)
     try:
         reproduced, problem = await replay_case(root, m.agent, m.case_id, store)
-    except BaseException as exc:  # noqa: BLE001 - a crash is exactly what this test hunts
-        return Verdict(m, False, "", unchanged, crash=f"{type(exc).__name__}: {exc}"[:300])
+    except Exception as exc:  # a crash is exactly what this test hunts
+        return Judgement(m, False, "", unchanged, crash=f"{type(exc).__name__}: {exc}"[:300])
     finally:
         path.write_bytes(original)
-    return Verdict(m, reproduced, problem, unchanged)
+    return Judgement(m, reproduced, problem, unchanged)
 
 
 @pytest.fixture(scope="module")
@@ -696,7 +695,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
     s.close()
 
 
-def _bad(verdicts: list[Verdict]) -> list[str]:
+def _bad(verdicts: list[Judgement]) -> list[str]:
     bad: list[str] = []
     for v in verdicts:
         if v.kind == "crash":
@@ -735,7 +734,7 @@ def _class_param(cls: str) -> Any:
 def test_fuzz_mutations_reproduce_or_fail_loudly(cls: str, copy_root: Path, store: Store) -> None:
     batch = mutations(cls, FILES, PER_CLASS)
 
-    async def all_of() -> list[Verdict]:
+    async def all_of() -> list[Judgement]:
         return [await judge(copy_root, m, store) for m in batch]
 
     verdicts = asyncio.run(all_of())
@@ -766,36 +765,25 @@ def test_fuzz_cli_agrees(copy_root: Path, store: Store, capsys: pytest.CaptureFi
         v = asyncio.run(judge(copy_root, m, store))
         path = copy_root / SUITE / m.agent / m.file
         path.write_bytes(m.text)
+        argv = ["run", SUITE, "--agent", m.agent, "--cases", m.case_id]
         try:
-            err = io.StringIO()
-            with contextlib.redirect_stderr(err):
-                code = main(
-                    [
-                        "run",
-                        SUITE,
-                        "--agent",
-                        m.agent,
-                        "--cases",
-                        m.case_id,
-                        "--recordings",
-                        str(copy_root),
-                        "--json",
-                    ]
-                )
+            code = main([*argv, "--recordings", str(copy_root), "--json"])
         finally:
             path.write_bytes(FILES[m.agent][m.file])
-        out = capsys.readouterr().out
-        errors = [line for line in (err.getvalue() + capsys.readouterr().err).splitlines() if line]
+        captured = capsys.readouterr()
+        out = captured.out
+        errors = [line for line in captured.err.splitlines() if line.strip()]
         assert "Traceback" not in out + "".join(errors), m
         doc = json.loads(out)
         if v.reproduced:
-            assert code == 0, m
+            assert code == 0 and errors == [], (m, errors)
             (run,) = doc["runs"]
             assert run["replay"]["reproduced"] is True
             continue
         assert code == 1, m
         if doc["runs"]:
             (run,) = doc["runs"]
+            assert errors == [], (m, errors)
             assert run["replay"]["reproduced"] is False
             assert any(m.case_id in p for p in run["replay"]["problems"]), (m, run["replay"])
         else:  # the folder itself could not be read: one error line naming the file
@@ -816,10 +804,8 @@ if __name__ == "__main__":  # pragma: no cover - statistics for a report
         os.environ["AGENTIC_EVAL_HOME"] = str(Path(tmp) / "home")
         st = Store(f"sqlite:///{tmp}/fuzz.db")
 
-        async def everything() -> list[Verdict]:
-            return [
-                await judge(root, m, st) for c in CLASSES for m in mutations(c, FILES, per)
-            ]
+        async def everything() -> list[Judgement]:
+            return [await judge(root, m, st) for c in CLASSES for m in mutations(c, FILES, per)]
 
         results = asyncio.run(everything())
         table: dict[str, Counter[str]] = {}
