@@ -165,6 +165,67 @@ def test_a_scorecard_that_is_a_device_is_not_reproduced_not_read(
     assert run["replay"]["problems"] == [f"{card}: not a regular file"]
 
 
+def test_an_oversized_transcript_is_refused_unread(
+    recordings: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = recordings / "retail_ops" / "reference" / "match-001.json"
+    path.unlink()
+    with path.open("wb") as fh:  # sparse: 70 MB on paper, nothing on disk
+        fh.truncate(70 * 1024 * 1024)
+    code, out, err = _cli(
+        capsys,
+        "run",
+        "retail_ops",
+        "--agent",
+        "reference",
+        "--recordings",
+        str(recordings),
+        "--cases",
+        "match-001",
+        "--json",
+    )
+    (run,) = json.loads(out)["runs"]
+    assert code == 1 and err == []
+    assert run["replay"]["problems"][0] == (
+        f"replay of case match-001: {path}: larger than {64 * 1024 * 1024} bytes"
+    )
+    code, _, err = _cli(capsys, "show", "match-001", "--recordings", str(recordings))
+    assert code == 1
+    _one_error_line(err, str(path), "larger than")
+
+
+@pytest.mark.parametrize("kind", ["dev-zero", "directory"])
+def test_show_of_a_transcript_that_is_not_a_regular_file_is_one_line(
+    kind: str, recordings: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = recordings / "retail_ops" / "reference" / "match-001.json"
+    _make_hostile(path, kind)
+    code, out, err = _cli(capsys, "show", "match-001", "--recordings", str(recordings))
+    assert code == 1 and out == ""
+    _one_error_line(err, str(path))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="list recordings calls list_transcripts, whose RecordingError ('<folder>/"
+    "match-001.json: not a regular file') is not caught: a traceback, and the other agents "
+    "are not listed",
+)
+@pytest.mark.parametrize("kind", ["dev-zero", "directory"])
+def test_list_recordings_with_a_transcript_that_is_not_a_regular_file_is_one_line(
+    kind: str, recordings: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = recordings / "retail_ops" / "reference" / "match-001.json"
+    _make_hostile(path, kind)
+    code, out, err = _cli(
+        capsys, "list", "recordings", "retail_ops", "--recordings", str(recordings)
+    )
+    assert "naive" in out  # the other agent is still listed
+    assert code in (0, 1) and len(err) <= 1  # reported as a line of the listing or an error
+    assert f"{path}: not a regular file" in out + "".join(err)
+    assert "Traceback" not in out
+
+
 BAD_PARAMETERS = [
     ("max_turns", 0, "greater than or equal to 1"),
     ("temperature", "warm", "valid number"),
