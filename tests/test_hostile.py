@@ -6,7 +6,7 @@ password, a provider error echoing the key, control characters in recordings. La
 never paths. A run stopped by SIGTERM / SIGINT loses no judged sample; one killed outright is
 reported as abandoned by the next run.
 
-Tests marked ``xfail(strict=True)`` fail today; each reason says how.
+Each class of fault the hardening issue names has a test here.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from agentic_eval.testing import FakeProvider, Fault
 
 REPO = Path(__file__).resolve().parent.parent
 COMMITTED = REPO / "evals" / "recordings" / "retail_ops"
-MODEL_AGENT = next(p.name for p in sorted(COMMITTED.iterdir()) if p.name.endswith("messages-api"))
+MODEL_AGENT = "naive"  # any recorded agent: its provenance is edited below
 EXE = Path(sys.executable).parent / "agentic-eval"
 CONTROL = ("\x1b", "\x00", "\x07", "\x9b")
 SCRIPTED_ONE = ("run", "retail_ops", "--backend", "scripted", "--cases", "match-001")
@@ -205,12 +205,6 @@ def test_show_of_a_transcript_that_is_not_a_regular_file_is_one_line(
     _one_error_line(err, str(path))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="list recordings calls list_transcripts, whose RecordingError ('<folder>/"
-    "match-001.json: not a regular file') is not caught: a traceback, and the other agents "
-    "are not listed",
-)
 @pytest.mark.parametrize("kind", ["dev-zero", "directory"])
 def test_list_recordings_with_a_transcript_that_is_not_a_regular_file_is_one_line(
     kind: str, recordings: Path, capsys: pytest.CaptureFixture[str]
@@ -300,12 +294,6 @@ def test_an_unknown_agent_in_replay_is_a_usage_error_listing_the_recorded_ones(
     _one_error_line(err, "'nobody'", "(recorded: naive, reference)")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="`run --agent reference` with no domain named stops with exit 2 at the first domain "
-    "that recorded nothing (approval_audit: 'no recordings of agent 'reference' ... (recorded: "
-    "none)') instead of replaying the domains that recorded it",
-)
 def test_a_bare_replay_of_one_agent_replays_the_domains_that_recorded_it(
     recordings: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -329,12 +317,6 @@ NON_FINITE = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="click.FloatRange accepts nan; RunSettings / BackendSpec then raise pydantic "
-    "ValidationError out of main() (traceback: 'pydantic_core._pydantic_core.ValidationError: "
-    "1 validation error for RunParameters temperature Input should be a finite number')",
-)
 @pytest.mark.parametrize(("flag", "extra"), NON_FINITE, ids=[f[0] for f in NON_FINITE])
 @pytest.mark.parametrize("value", ["nan", "-nan"])
 def test_a_non_finite_number_is_a_usage_error(
@@ -386,12 +368,6 @@ def test_record_cases_leaves_invalid_and_foreign_json_alone(
         assert f"left alone: {folder / name}" in out
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="rewrite_scorecard -> list_transcripts raises RecordingError ('<folder>/dir.json: "
-    "not a regular file') out of run_session after the samples ran: a traceback, and the run "
-    "row is left 'running'",
-)
 def test_record_with_a_directory_named_json_in_the_folder_is_one_line(
     recordings: Path, isolated_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -415,12 +391,6 @@ def test_record_with_a_directory_named_json_in_the_folder_is_one_line(
     assert [r.status for r in _runs()] != ["running"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="write_transcript's mkdir raises NotADirectoryError / FileExistsError out of "
-    "main() (traceback: 'NotADirectoryError: [Errno 20] Not a directory: "
-    "'.../a-file/rec/retail_ops/reference'')",
-)
 @pytest.mark.parametrize("where", ["root under a file", "agent folder is a file"])
 def test_record_where_the_folder_cannot_be_made_is_one_line(
     where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -438,12 +408,6 @@ def test_record_where_the_folder_cannot_be_made_is_one_line(
     _one_error_line(err)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a full re-record deletes every file that parses as this agent's transcript and "
-    "whose NAME is not a case of the run, so copies the user made (match-001.bak.json, "
-    "backup.json) are deleted although the run never wrote them",
-)
 def test_a_full_re_record_keeps_copies_it_did_not_write(
     recordings: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -534,15 +498,7 @@ def test_a_locked_database_fails_with_one_line_in_bounded_time(
         "postgresql://evaluser:Hunter2-Secret@127.0.0.1:1/evals",
         "postgresql+psycopg://evaluser:Hunter2%40Secret@127.0.0.1:1/evals?connect_timeout=2",
         "postgresql://evaluser:Hunter2-Secret@127.0.0.1:notaport/evals",
-        pytest.param(
-            "postgresql://evaluser@127.0.0.1:1/evals?password=Hunter2-Secret",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="safe_url hides only the userinfo password; libpq's ?password= query "
-                "parameter is printed as is ('cannot migrate the database in postgresql+psycopg:"
-                "//evaluser@127.0.0.1:1/evals?password=Hunter2-Secret: connection failed ...')",
-            ),
-        ),
+        "postgresql://evaluser@127.0.0.1:1/evals?password=Hunter2-Secret",
     ],
     ids=["userinfo", "encoded", "bad-port", "query-parameter"],
 )
@@ -586,11 +542,6 @@ def test_invalid_external_fixtures_are_one_line(
     _one_error_line(err, str(path), "invalid fixtures")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="fixture_file() checks candidate.is_file(): an external fixtures.json that is a "
-    "folder or a device is silently replaced by the committed fictional fixtures (exit 0)",
-)
 @pytest.mark.parametrize("kind", ["dev-zero", "directory"])
 def test_an_external_fixtures_file_that_is_not_a_file_is_refused_not_replaced(
     kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
@@ -719,17 +670,13 @@ def test_control_characters_in_a_recorded_verdict_and_output_are_escaped(
         assert "\\x1b[31mRED" in out  # shown, escaped
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the 'produced by' column (render.produced_by_label) prints the first transcript's "
-    "provenance.model and .backend raw: ESC and NUL reach the terminal in the table and in "
-    "--markdown",
-)
 @pytest.mark.parametrize("flag", ["-v", "--markdown"])
 def test_control_characters_in_recorded_provenance_are_escaped(
     flag: str, recordings: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    shutil.copytree(COMMITTED / MODEL_AGENT, recordings / "retail_ops" / MODEL_AGENT)
+    shutil.copytree(
+        COMMITTED / MODEL_AGENT, recordings / "retail_ops" / MODEL_AGENT, dirs_exist_ok=True
+    )
     path = recordings / "retail_ops" / MODEL_AGENT / "chase-001.json"
     data = json.loads(path.read_text())
     data["provenance"]["model"] += NASTY
@@ -808,12 +755,6 @@ def test_a_path_like_label_stays_inside_the_recordings_folder(
     assert list_agents(rec, "retail_ops") == [label]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="quote() keeps '~' but folder_label()'s pattern [A-Za-z0-9._%-] refuses it: a "
-    "label with '~' records into folder 'a~b' that list_agents never lists, so a bare replay "
-    "says 'nothing recorded' and exits 0, and --agent 'a~b' is 'no recordings'",
-)
 def test_a_label_with_a_tilde_is_replayed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -829,11 +770,6 @@ def test_a_label_with_a_tilde_is_replayed(
     assert code == 0 and run["replay"]["reproduced"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="check_label bounds the label to 200 characters, not its encoded folder name: 100 "
-    "'ü' encode to 600 bytes and mkdir raises OSError [Errno 36] File name too long out of main()",
-)
 def test_a_long_non_ascii_label_is_refused_or_recorded(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -938,14 +874,6 @@ def _stopped_cleanly(
     return None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the signal is never handled: a scripted sample never suspends, so the event loop "
-    "never runs Stopper._on_signal (loop.add_signal_handler) while run_tasks runs; with "
-    "--concurrency N all the tasks run in one loop iteration too. The child keeps running "
-    "('SIGTERM: still running 4 s after the signal'; seen still running 10 s after SIGTERM "
-    "with ~900 of 6,800 samples stored)",
-)
 def test_sigterm_and_sigint_stop_a_long_run_and_lose_no_judged_sample(tmp_path: Path) -> None:
     """SIGTERM exits 143 and SIGINT 130 (two children, side by side), each run row is
     ``interrupted`` and holds exactly the samples the printed scorecard judged."""

@@ -709,28 +709,7 @@ def _bad(verdicts: list[Judgement]) -> list[str]:
     return bad
 
 
-KNOWN_SILENT: dict[str, str] = {
-    "provenance_first": "the first transcript's provenance (agent, backend, max_turns, "
-    "max_failure_rate, max_transient) sets the replay's settings and is compared with nothing: "
-    "replaying that case alone reproduces an edited one (e.g. reference/chase-001.json "
-    "provenance.agent 'reference' -> 'regerence', or parameters.max_turns 12 -> 11)",
-    "nan_literal": "with a run of 19+ digits in the file the reader switches to json.loads, "
-    "which accepts NaN/Infinity; canonical_bytes (orjson) then writes them as null, so a NaN "
-    "where the recording holds null reproduces (e.g. reference/match-005.json "
-    "request.tools[8].input_schema.properties.supplier_id.default null -> -Infinity)",
-}
-"""Classes where some mutation passes silently today (marked xfail, with the reason)."""
-
-
-def _class_param(cls: str) -> Any:
-    if cls in KNOWN_SILENT:
-        return pytest.param(
-            cls, marks=pytest.mark.xfail(reason=KNOWN_SILENT[cls], strict=True), id=cls
-        )
-    return pytest.param(cls, id=cls)
-
-
-@pytest.mark.parametrize("cls", [_class_param(c) for c in CLASSES])
+@pytest.mark.parametrize("cls", CLASSES)
 def test_fuzz_mutations_reproduce_or_fail_loudly(cls: str, copy_root: Path, store: Store) -> None:
     batch = mutations(cls, FILES, PER_CLASS)
 

@@ -18,12 +18,12 @@ from agentic_eval.backends.spec import BackendSpec, live_backend_from_spec
 from agentic_eval.cli import render
 from agentic_eval.cli.common import load_cases, resolve_domains, select_cases, warn
 from agentic_eval.cli.run import RunOptions
+from agentic_eval.core.realdata import inside_git_work_tree
 from agentic_eval.core.text import one_line
 from agentic_eval.domains.base import Domain
 from agentic_eval.evaluation.gate import EXIT_CODES
 from agentic_eval.evaluation.session import SessionResult, run_session
 from agentic_eval.evaluation.settings import RunSettings
-from agentic_eval.core.realdata import inside_git_work_tree
 from agentic_eval.history import (
     HistoryError,
     StoredEntry,
@@ -74,6 +74,8 @@ def _settings(o: RunOptions, model: str) -> RunSettings:
 def _replay_jobs(o: RunOptions, domain: Domain[Any], plan: Plan) -> None:
     cases = select_cases(load_cases(domain), o.pattern)
     recorded = list_agents(o.recordings, domain.name)
+    if o.agent is not None and o.agent not in recorded and not o.domains:
+        return  # a bare `run --agent A` replays the domains that recorded A
     if o.agent is not None and o.agent not in recorded:
         known = ", ".join(recorded) or "none"
         raise click.UsageError(
@@ -163,6 +165,9 @@ def plan_jobs(o: RunOptions) -> Plan:
         settings = _settings(o, model)
         specs = domain.task_specs(cases, settings.limits, o.samples)
         plan.jobs.append(Job(domain, specs, backend, settings, spec, o.pattern is None))
+    if o.mode == "replay" and o.agent is not None and not o.domains and not plan.jobs:
+        if not plan.broken:
+            raise click.UsageError(f"no domain has recordings of agent {o.agent!r}")
     if not matched:
         if o.pattern is not None:
             raise click.UsageError(f"no case matches --cases {o.pattern!r}")
@@ -253,6 +258,10 @@ async def execute(o: RunOptions) -> int:
         code = stopper.exit_code()
     except StoreError as exc:
         click.echo(f"agentic-eval: error: {one_line(str(exc))}", err=True)
+        code = 1
+    except (RecordingError, OSError) as exc:  # a recording that cannot be written or read
+        detail = str(exc) if isinstance(exc, RecordingError) else f"{type(exc).__name__}: {exc}"
+        click.echo(f"agentic-eval: error: recording: {one_line(detail)}", err=True)
         code = 1
     finally:
         stopper.remove()

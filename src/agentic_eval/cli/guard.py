@@ -15,7 +15,7 @@ from agentic_eval.core.text import printable
 @click.option(
     "--repo",
     type=click.Path(path_type=Path, file_okay=False, exists=True),
-    default=Path("."),
+    default=Path(),
     show_default=True,
     help="A folder inside the git repository to check.",
 )

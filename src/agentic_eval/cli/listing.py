@@ -83,7 +83,11 @@ def list_recordings(domains: tuple[str, ...], recordings: Path) -> int:
             _echo(f"{d.name}\t(nothing recorded under {recordings})")
         for agent in agents:
             directory = agent_dir(recordings, d.name, agent)
-            n = len(list_transcripts(directory))
+            try:
+                n = len(list_transcripts(directory))
+            except RecordingError as exc:
+                _echo(f"{d.name}\t{agent}\t{one_line(str(exc))}")
+                continue
             try:
                 card = read_scorecard(scorecard_path(directory))
                 t, p = card.totals, card.produced_by

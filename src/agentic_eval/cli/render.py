@@ -22,7 +22,7 @@ def produced_by_label(p: ProducedBy) -> str:
     """What produced a run, never presenting a scripted agent as a model."""
     if p.agent_kind == "scripted":
         return "scripted agent (no model)"
-    return f"model {p.model} via {p.backend}"
+    return one_line(f"model {p.model} via {p.backend}")
 
 
 def runs_json(

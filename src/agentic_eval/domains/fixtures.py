@@ -7,6 +7,7 @@ the committed, anonymised file of the same name when it exists.
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import TypeVar
 
@@ -33,8 +34,8 @@ def fixture_file(domain: str, committed: Path) -> Path:
     root = fixture_dir()
     if root is not None:
         candidate = root / domain / committed.name
-        if candidate.is_file():
-            return candidate
+        if candidate.exists() or candidate.is_symlink():
+            return candidate  # even when it is no regular file: refused on load, never replaced
     return committed
 
 
@@ -45,7 +46,10 @@ def load_fixture_file(model: type[M], path: Path) -> M:
         FixtureError: One line naming the file and, for invalid data, the first bad field.
     """
     try:
-        if path.stat().st_size > MAX_FIXTURE_BYTES:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise FixtureError(f"{path}: not a regular file")
+        if info.st_size > MAX_FIXTURE_BYTES:
             raise FixtureError(f"{path}: larger than {MAX_FIXTURE_BYTES} bytes")
         raw = path.read_bytes()
     except FixtureError:

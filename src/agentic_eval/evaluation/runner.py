@@ -207,6 +207,7 @@ async def run_tasks(
     runs: list[CaseRun] = []
 
     async def one(spec: TaskSpec[Any]) -> None:
+        await asyncio.sleep(0)  # a scripted or replayed sample never suspends: let signals in
         async with semaphore:
             if should_stop is not None and should_stop():
                 return

@@ -181,9 +181,13 @@ async def run_session(
                 external_fixtures=mark,
             )
 
-        recorded_to, foreign = rewrite_scorecard(
-            directory, suite, produced.agent, keys, build, case_result
-        )
+        try:
+            recorded_to, foreign = rewrite_scorecard(
+                directory, suite, produced.agent, keys, build, case_result
+            )
+        except BaseException:
+            store.finish_run(run_id, scorecard, result.finished_at, None, "interrupted")
+            raise
         left_alone = foreign
     status: RunStatus = "interrupted" if stopped else "finished"
     digest = scorecard_sha256(scorecard)

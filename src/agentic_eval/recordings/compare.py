@@ -20,6 +20,7 @@ from agentic_eval.recordings.files import (
     scorecard_path,
     write_atomic,
 )
+from agentic_eval.recordings.layout import transcript_name
 
 
 def scorecard_chunks(scorecard: Scorecard) -> Iterator[bytes]:
@@ -138,7 +139,10 @@ def rewrite_scorecard(
             foreign.append(path)
             continue
         if keep is not None and key not in keep:
-            path.unlink()
+            if path.name == transcript_name(t.case_id, t.sample):
+                path.unlink()  # a stale transcript this agent's recording wrote
+            else:
+                foreign.append(path)  # a copy under another name: not ours to delete
             continue
         results.append(result_of(t))
     path = scorecard_path(directory)

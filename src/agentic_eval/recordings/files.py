@@ -92,6 +92,10 @@ def read_bounded(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
 def parse_json(path: Path, raw: bytes) -> Any:
     """JSON data of a file's bytes.
 
@@ -100,7 +104,7 @@ def parse_json(path: Path, raw: bytes) -> Any:
     """
     try:
         if _LONG_RUN in raw.translate(_DIGITS_AS_ZERO):
-            return json.loads(raw)
+            return json.loads(raw, parse_constant=_no_constant)
         return orjson.loads(raw)
     except (ValueError, RecursionError) as exc:
         detail = str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__

@@ -15,7 +15,9 @@ from urllib.parse import quote, unquote
 SCORECARD_FILE = "scorecard.json"
 DEFAULT_RECORDINGS = Path("evals") / "recordings"
 MAX_LABEL_CHARS = 200
-_SAFE = re.compile(r"^[A-Za-z0-9._%-]+$")
+_SAFE = re.compile(r"^[A-Za-z0-9._%~-]+$")
+MAX_FOLDER_BYTES = 240
+"""File systems allow 255 bytes a name; a label's encoded folder name stays under that."""
 
 
 class LabelError(ValueError):
@@ -34,6 +36,10 @@ def check_label(label: str) -> str:
         raise LabelError(f"a label must be at most {MAX_LABEL_CHARS} characters")
     if any(not ch.isprintable() for ch in label):
         raise LabelError(f"a label must be printable text, got {label!r}")
+    if len(quote(label, safe="-_.")) > MAX_FOLDER_BYTES:
+        raise LabelError(
+            f"a label must encode to at most {MAX_FOLDER_BYTES} bytes as a folder name"
+        )
     return label
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from agentic_eval.backends.base import BackendInfo, CallContext, ModelBackend, Review
 from agentic_eval.core.model import ModelRequest, ModelResponse
 from agentic_eval.core.transcript import Transcript
-from agentic_eval.recordings.files import write_transcript
+from agentic_eval.recordings.files import RecordingError, write_transcript
 from agentic_eval.recordings.layout import transcript_path
 
 
@@ -46,9 +46,17 @@ class RecordingBackend(ModelBackend):
         return str(transcript_path(self.root, domain, self.info().agent, case_id, sample))
 
     async def finish_case(self, transcript: Transcript) -> None:
-        """Write the transcript (atomically)."""
+        """Write the transcript (atomically).
+
+        Raises:
+            RecordingError: When it cannot be written (one line naming the file).
+        """
         await self.inner.finish_case(transcript)
-        self.written.add(write_transcript(self.root, transcript))
+        try:
+            self.written.add(write_transcript(self.root, transcript))
+        except OSError as exc:
+            where = self.transcript_ref(transcript.domain, transcript.case_id, transcript.sample)
+            raise RecordingError(f"cannot write {where}: {exc.strerror or exc}") from None
 
     async def aclose(self) -> None:
         """Close the wrapped backend."""

@@ -49,6 +49,7 @@ from agentic_eval.recordings.files import (
     read_bounded,
     read_transcript,
 )
+from agentic_eval.recordings.layout import folder_label
 
 _TURNS = TypeAdapter(tuple[Turn, ...])
 Key = tuple[str, int]
@@ -78,7 +79,26 @@ class ReplayBackend(ModelBackend):
             raise RecordingError(f"no recordings in {directory}")
         self.broken: dict[Key, str] = {}
         self._loaded: dict[Key, _Loaded] = {}
-        first = read_transcript(next(iter(self.paths.values())))
+        paths = iter(self.paths.values())
+        first_path = next(paths)
+        first = read_transcript(first_path)
+        # The first transcript's provenance sets the replay's settings: hold it to the folder's
+        # label and to a second transcript, so an edit of it alone cannot pass unnoticed.
+        label = folder_label(directory.name)
+        if label is not None and first.provenance.agent != label:
+            raise RecordingError(
+                f"{first_path}: provenance.agent {first.provenance.agent!r} is not the folder's "
+                f"agent {label!r}"
+            )
+        second_path = next(paths, None)
+        if second_path is not None:
+            second = read_transcript(second_path)
+            where = first_difference(first.provenance, second.provenance)
+            if where is not None:
+                raise RecordingError(
+                    f"{first_path}: provenance.{where} differs from {second_path.name} "
+                    "(the transcripts of one agent folder share their provenance)"
+                )
         self._provenance: Provenance = first.provenance
 
     @property

@@ -48,7 +48,10 @@ def database_url() -> str:
 def safe_url(url: str) -> str:
     """The URL with any password replaced by ``***``."""
     try:
-        return make_url(url).render_as_string(hide_password=True)
+        parsed = make_url(url)
+        if "password" in parsed.query:
+            parsed = parsed.update_query_dict({"password": "***"})
+        return parsed.render_as_string(hide_password=True)
     except Exception:
         return re.sub(r"://([^:/@]*):[^@]*@", r"://\1:***@", url)
 
@@ -59,13 +62,14 @@ def describe_db_error(exc: BaseException, url: str) -> str:
     text = str(orig if orig is not None else exc)
     text = text.split("\n[SQL:")[0].split("(Background on this error")[0]
     text = " ".join(text.split())
-    parsed_password = None
+    secrets: list[str] = []
     try:
-        parsed_password = make_url(url).password
+        parsed = make_url(url)
+        secrets = [str(s) for s in (parsed.password, parsed.query.get("password")) if s]
     except Exception:
-        parsed_password = None
-    if parsed_password:
-        text = text.replace(str(parsed_password), "***")
+        secrets = []
+    for secret in secrets:
+        text = text.replace(secret, "***")
     return text[:300] or type(exc).__name__
 
 
