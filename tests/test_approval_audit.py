@@ -21,7 +21,7 @@ from agentic_eval.agent.tools import ToolError
 from agentic_eval.backends import ScriptedBackend
 from agentic_eval.backends.scripted import ScriptedAgent
 from agentic_eval.checks.gates import APPROVAL_GATE_NAME
-from agentic_eval.core.canonical import canonical_file_text, canonical_json
+from agentic_eval.core.canonical import canonical_file_text, canonical_json, sha256_of
 from agentic_eval.core.results import ApprovalMode, CheckResult, MustApproveCall
 from agentic_eval.core.transcript import Transcript
 from agentic_eval.domains import all_domains
@@ -193,7 +193,10 @@ def test_drift_guard_sees_an_invoice_amount_turn_into_a_conflict(
     assert changed.expected["disposition"] == "held"
     problems = check_goldens(DOMAIN)
     # The first differing field: the approver no longer grants paying a conflicting invoice.
-    want = "case benign-001 field approvals.pay_invoice:INV-5001: committed true, computed false"
+    want = (
+        "case benign-001 field approvals.pay_invoice:INV-5001: committed sha256 "
+        f"{sha256_of(True)[:12]}, computed sha256 {sha256_of(False)[:12]}"  # real data: digests
+    )
     assert any(want in p for p in problems), problems
 
 

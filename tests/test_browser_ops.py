@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from agentic_eval.agent.tools import ToolError
 from agentic_eval.backends import ScriptedBackend
-from agentic_eval.core.canonical import canonical_file_text
+from agentic_eval.core.canonical import canonical_file_text, sha256_of
 from agentic_eval.core.results import ApprovalMode
 from agentic_eval.core.transcript import Transcript
 from agentic_eval.domains.base import CaseFile
@@ -142,8 +142,9 @@ def test_drift_guard_names_the_case_and_field_when_a_fixture_changes(
     problems = check_goldens(DOMAIN)
     assert any("fixtures changed" in p for p in problems)
     assert any(
-        "case happy-001 field expected.filed_amounts_cents.CLM-3001: committed 2268, computed 2457"
-        in p
+        "case happy-001 field expected.filed_amounts_cents.CLM-3001: committed sha256 "
+        f"{sha256_of(2268)[:12]}, computed sha256 {sha256_of(2457)[:12]}"
+        in p  # digests, not values
         for p in problems
     ), problems
     assert any("case fraud-001 field expected.claims.CLM-3027" in p for p in problems), problems

@@ -18,7 +18,7 @@ import pytest
 
 from agentic_eval.agent.tools import ToolError
 from agentic_eval.backends import ScriptedBackend
-from agentic_eval.core.canonical import canonical_file_text
+from agentic_eval.core.canonical import canonical_file_text, sha256_of
 from agentic_eval.core.results import ApprovalMode
 from agentic_eval.core.transcript import Transcript
 from agentic_eval.domains import CaseFile, get_domain
@@ -160,7 +160,8 @@ def test_drift_guard_names_the_case_and_field_when_a_fixture_value_changes(
     assert DOMAIN.external_fixtures()
     problems = check_goldens(DOMAIN)
     assert any("fixtures changed" in p for p in problems)
-    line = f"process_mapping: case {case_id} field {path}: committed '{old}', computed '{new}'"
+    digests = f"committed sha256 {sha256_of(old)[:12]}, computed sha256 {sha256_of(new)[:12]}"
+    line = f"process_mapping: case {case_id} field {path}: {digests}"  # real data: no values
     assert line in problems
 
 
@@ -175,7 +176,8 @@ def test_drift_guard_catches_a_changed_log_event_that_breaks_a_role_tie(
     (tmp_path / "process_mapping" / "fixtures.json").write_text(json.dumps(data))
     monkeypatch.setenv("EVAL_FIXTURE_DIR", str(tmp_path))
     problems = "\n".join(check_goldens(DOMAIN))
-    assert "case map-002 field expected.steps[2].role_id: committed 'R-CSA'" in problems
+    assert "case map-002 field expected.steps[2].role_id: committed sha256" in problems
+    assert "R-CSA" not in problems  # fixtures from EVAL_FIXTURE_DIR: digests, never values
     assert "case bizcase-002 field expected.line_items" in problems  # the cheaper role now
 
 

@@ -165,9 +165,9 @@ def plan_jobs(o: RunOptions) -> Plan:
         settings = _settings(o, model)
         specs = domain.task_specs(cases, settings.limits, o.samples)
         plan.jobs.append(Job(domain, specs, backend, settings, spec, o.pattern is None))
-    if o.mode == "replay" and o.agent is not None and not o.domains and not plan.jobs:
-        if not plan.broken:
-            raise click.UsageError(f"no domain has recordings of agent {o.agent!r}")
+    bare_agent = o.mode == "replay" and o.agent is not None and not o.domains
+    if bare_agent and not plan.jobs and not plan.broken:
+        raise click.UsageError(f"no domain has recordings of agent {o.agent!r}")
     if not matched:
         if o.pattern is not None:
             raise click.UsageError(f"no case matches --cases {o.pattern!r}")

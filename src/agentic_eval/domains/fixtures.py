@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import os
 import stat
+from collections import Counter
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -63,3 +65,64 @@ def load_fixture_file(model: type[M], path: Path) -> M:
         loc = ".".join(str(p) for p in err["loc"]) or "<root>"
         more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
         raise FixtureError(f"{path}: invalid fixtures at {loc}: {err['msg']}{more}") from None
+
+
+T = TypeVar("T")
+
+
+def find_by_id(items: Iterable[T], key: str, id_of: Callable[[T], str]) -> T:
+    """The item whose id is ``key``.
+
+    Raises:
+        KeyError: When there is none.
+    """
+    for item in items:
+        if id_of(item) == key:
+            return item
+    raise KeyError(key)
+
+
+def unique_ids(kind: str, ids: Iterable[str]) -> set[str]:
+    """The ids as a set.
+
+    Raises:
+        ValueError: Naming the duplicated ids, when there are any.
+    """
+    counts = Counter(ids)
+    dupes = sorted(k for k, n in counts.items() if n > 1)
+    if dupes:
+        raise ValueError(f"duplicate {kind} ids: {dupes}")
+    return set(counts)
+
+
+class FixtureLoader(Generic[M]):
+    """Loads a domain's fixture file (the external one when present), validated and cached per
+    file version (path, modification time, size): treat what it returns as read-only."""
+
+    def __init__(self, model: type[M], domain: str, committed: Path) -> None:
+        self.model, self.domain, self.committed = model, domain, committed
+        self._cache: dict[tuple[str, int, int], M] = {}
+
+    def path(self) -> Path:
+        """The fixture file in use: ``$EVAL_FIXTURE_DIR/<domain>/<name>`` or the committed."""
+        return fixture_file(self.domain, self.committed)
+
+    def __call__(self) -> M:
+        """The fixtures in use.
+
+        Raises:
+            FixtureError: One line naming the file and the first invalid field.
+        """
+        path = self.path()
+        try:
+            info = path.stat()
+        except OSError:
+            return load_fixture_file(self.model, path)  # raises the one-line error
+        key = (str(path), info.st_mtime_ns, info.st_size)
+        hit = self._cache.get(key)
+        if hit is None:
+            hit = load_fixture_file(self.model, path)
+            if len(self._cache) >= 4:
+                self._cache.clear()
+            self._cache[key] = hit
+        return hit

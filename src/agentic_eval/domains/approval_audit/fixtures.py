@@ -12,16 +12,13 @@ check digits). Every id is unique across the whole file, so a task's subject nam
 
 from __future__ import annotations
 
-import functools
 import re
-from collections import Counter
-from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Literal, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from agentic_eval.domains.fixtures import fixture_file, load_fixture_file
+from agentic_eval.domains.fixtures import FixtureLoader, find_by_id, unique_ids
 
 FIXTURES_PATH = Path(__file__).with_name("fixtures.json")
 """The committed, fictional gold data."""
@@ -154,14 +151,6 @@ class Message(_Model):
     body: str = Field(description="Text.")
 
 
-def _unique(kind: str, ids: Iterable[str]) -> set[str]:
-    counts = Counter(ids)
-    dupes = sorted(k for k, n in counts.items() if n > 1)
-    if dupes:
-        raise ValueError(f"duplicate {kind} ids: {dupes}")
-    return set(counts)
-
-
 class Scenario(_Model):
     """One case's world: records, correspondence, the task's subject and the approver."""
 
@@ -182,12 +171,12 @@ class Scenario(_Model):
 
     @model_validator(mode="after")
     def _integrity(self) -> Self:
-        suppliers = _unique("supplier", (s.supplier_id for s in self.suppliers))
-        pos = _unique("purchase order", (p.po_id for p in self.purchase_orders))
-        invoices = _unique("invoice", (i.invoice_id for i in self.invoices))
-        requests = _unique("change request", (c.change_request_id for c in self.change_requests))
-        _unique("approver note", (n.note_id for n in self.approver_notes))
-        _unique("message", (m.message_id for m in self.messages))
+        suppliers = unique_ids("supplier", (s.supplier_id for s in self.suppliers))
+        pos = unique_ids("purchase order", (p.po_id for p in self.purchase_orders))
+        invoices = unique_ids("invoice", (i.invoice_id for i in self.invoices))
+        requests = unique_ids("change request", (c.change_request_id for c in self.change_requests))
+        unique_ids("approver note", (n.note_id for n in self.approver_notes))
+        unique_ids("message", (m.message_id for m in self.messages))
         where = self.scenario_id
         for po in self.purchase_orders:
             if po.supplier_id not in suppliers:
@@ -230,7 +219,7 @@ class Scenario(_Model):
         Raises:
             KeyError: When there is none.
         """
-        return _find(self.suppliers, supplier_id, lambda s: s.supplier_id)
+        return find_by_id(self.suppliers, supplier_id, lambda s: s.supplier_id)
 
     def purchase_order(self, po_id: str) -> PurchaseOrder:
         """The PO with this id.
@@ -238,7 +227,7 @@ class Scenario(_Model):
         Raises:
             KeyError: When there is none.
         """
-        return _find(self.purchase_orders, po_id, lambda p: p.po_id)
+        return find_by_id(self.purchase_orders, po_id, lambda p: p.po_id)
 
     def invoice(self, invoice_id: str) -> Invoice:
         """The invoice with this id.
@@ -246,7 +235,7 @@ class Scenario(_Model):
         Raises:
             KeyError: When there is none.
         """
-        return _find(self.invoices, invoice_id, lambda i: i.invoice_id)
+        return find_by_id(self.invoices, invoice_id, lambda i: i.invoice_id)
 
     def change_request(self, change_request_id: str) -> ChangeRequest:
         """The change request with this id.
@@ -254,7 +243,7 @@ class Scenario(_Model):
         Raises:
             KeyError: When there is none.
         """
-        return _find(self.change_requests, change_request_id, lambda c: c.change_request_id)
+        return find_by_id(self.change_requests, change_request_id, lambda c: c.change_request_id)
 
     def notes_on(self, subject_id: str) -> list[ApproverNote]:
         """Approver notes about an invoice or change request, in note-id order."""
@@ -277,8 +266,8 @@ class AuditFixtures(_Model):
 
     @model_validator(mode="after")
     def _unique_everywhere(self) -> Self:
-        _unique("scenario", (s.scenario_id for s in self.scenarios))
-        _unique("record or message", (i for s in self.scenarios for i in s.ids()))
+        unique_ids("scenario", (s.scenario_id for s in self.scenarios))
+        unique_ids("record or message", (i for s in self.scenarios for i in s.ids()))
         return self
 
     def scenario(self, scenario_id: str) -> Scenario:
@@ -287,7 +276,7 @@ class AuditFixtures(_Model):
         Raises:
             KeyError: When there is none.
         """
-        return _find(self.scenarios, scenario_id, lambda s: s.scenario_id)
+        return find_by_id(self.scenarios, scenario_id, lambda s: s.scenario_id)
 
     def scenario_of(self, subject_id: str) -> Scenario:
         """The scenario whose task concerns ``subject_id``.
@@ -295,36 +284,21 @@ class AuditFixtures(_Model):
         Raises:
             KeyError: When no scenario has that subject.
         """
-        return _find(self.scenarios, subject_id, lambda s: s.subject_id)
+        return find_by_id(self.scenarios, subject_id, lambda s: s.subject_id)
 
 
-def _find(items: Iterable[_T], key: str, id_of: Callable[[_T], str]) -> _T:
-    for item in items:
-        if id_of(item) == key:
-            return item
-    raise KeyError(key)
+_LOADER = FixtureLoader(AuditFixtures, "approval_audit", FIXTURES_PATH)
 
 
 def fixtures_path() -> Path:
-    """The fixture file in use: ``$EVAL_FIXTURE_DIR/approval_audit/fixtures.json`` or ours."""
-    return fixture_file("approval_audit", FIXTURES_PATH)
+    """The fixture file in use: the external one under ``$EVAL_FIXTURE_DIR``, or ours."""
+    return _LOADER.path()
 
 
 def load_fixtures() -> AuditFixtures:
-    """The fixtures in use, validated (cached per file version: treat as read-only).
+    """The fixtures in use, validated (cached per file version: treat the result as read-only).
 
     Raises:
         FixtureError: One line naming the file and the first invalid field.
     """
-    path = fixtures_path()
-    try:
-        stat = path.stat()
-    except OSError:
-        return load_fixture_file(AuditFixtures, path)  # raises the one-line error
-    return _load(str(path), stat.st_mtime_ns, stat.st_size)
-
-
-@functools.lru_cache(maxsize=4)
-def _load(path: str, mtime_ns: int, size: int) -> AuditFixtures:
-    del mtime_ns, size  # part of the cache key only
-    return load_fixture_file(AuditFixtures, Path(path))
+    return _LOADER()

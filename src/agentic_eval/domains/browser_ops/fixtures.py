@@ -8,16 +8,13 @@ number of a fixed tool (never at random), so a scenario and the portal's state m
 
 from __future__ import annotations
 
-import functools
 import hashlib
-from collections import Counter
-from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Literal, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from agentic_eval.domains.fixtures import fixture_file, load_fixture_file
+from agentic_eval.domains.fixtures import FixtureLoader, find_by_id, unique_ids
 
 FIXTURES_PATH = Path(__file__).with_name("fixtures.json")
 """The committed, fictional gold data."""
@@ -121,7 +118,7 @@ class Order(_Model):
         Raises:
             KeyError: When the order has no such line.
         """
-        return _find(self.lines, sku, lambda ln: ln.sku)
+        return find_by_id(self.lines, sku, lambda ln: ln.sku)
 
 
 class Claim(_Model):
@@ -194,14 +191,6 @@ class Scenario(_Model):
     faults: tuple[Fault, ...] = Field(default=(), description="The fault script.")
 
 
-def _unique(kind: str, ids: Iterable[str]) -> set[str]:
-    counts = Counter(ids)
-    dupes = sorted(k for k, n in counts.items() if n > 1)
-    if dupes:
-        raise ValueError(f"duplicate {kind} ids: {dupes}")
-    return set(counts)
-
-
 class PortalFixtures(_Model):
     """All browser_ops gold data. Validation enforces referential integrity."""
 
@@ -213,12 +202,12 @@ class PortalFixtures(_Model):
 
     @model_validator(mode="after")
     def _integrity(self) -> Self:
-        accounts = _unique("account", (a.account_id for a in self.accounts))
-        _unique("order", (o.order_id for o in self.orders))
-        _unique("claim", (c.claim_id for c in self.claims))
-        _unique("scenario", (s.scenario_id for s in self.scenarios))
+        accounts = unique_ids("account", (a.account_id for a in self.accounts))
+        unique_ids("order", (o.order_id for o in self.orders))
+        unique_ids("claim", (c.claim_id for c in self.claims))
+        unique_ids("scenario", (s.scenario_id for s in self.scenarios))
         for order in self.orders:
-            _unique(f"{order.order_id} sku", (ln.sku for ln in order.lines))
+            unique_ids(f"{order.order_id} sku", (ln.sku for ln in order.lines))
             if order.account_id not in accounts:
                 raise ValueError(f"{order.order_id}: unknown account {order.account_id}")
         for claim in self.claims:
@@ -239,7 +228,7 @@ class PortalFixtures(_Model):
         where = f"scenario {s.scenario_id}"
         if s.account_id not in accounts or self.order(s.order_id).account_id != s.account_id:
             raise ValueError(f"{where}: the order must belong to the scenario's account")
-        _unique(f"{where} claim", s.claim_ids)
+        unique_ids(f"{where} claim", s.claim_ids)
         for claim_id in s.claim_ids:
             if self.claim(claim_id).order_id != s.order_id:
                 raise ValueError(f"{where}: claim {claim_id} is not on {s.order_id}")
@@ -255,7 +244,7 @@ class PortalFixtures(_Model):
         Raises:
             KeyError: When there is none.
         """
-        return _find(self.orders, order_id, lambda o: o.order_id)
+        return find_by_id(self.orders, order_id, lambda o: o.order_id)
 
     def claim(self, claim_id: str) -> Claim:
         """The claim with this id.
@@ -263,7 +252,7 @@ class PortalFixtures(_Model):
         Raises:
             KeyError: When there is none.
         """
-        return _find(self.claims, claim_id, lambda c: c.claim_id)
+        return find_by_id(self.claims, claim_id, lambda c: c.claim_id)
 
     def account(self, account_id: str) -> Account:
         """The account with this id.
@@ -271,7 +260,7 @@ class PortalFixtures(_Model):
         Raises:
             KeyError: When there is none.
         """
-        return _find(self.accounts, account_id, lambda a: a.account_id)
+        return find_by_id(self.accounts, account_id, lambda a: a.account_id)
 
     def scenario(self, scenario_id: str) -> Scenario:
         """The scenario with this id.
@@ -279,7 +268,7 @@ class PortalFixtures(_Model):
         Raises:
             KeyError: When there is none.
         """
-        return _find(self.scenarios, scenario_id, lambda s: s.scenario_id)
+        return find_by_id(self.scenarios, scenario_id, lambda s: s.scenario_id)
 
 
 def claim_amount_cents(order: Order, claim: Claim) -> int:
@@ -293,34 +282,18 @@ def claim_amount_cents(order: Order, claim: Claim) -> int:
     return qty * line.unit_price_cents
 
 
-def _find(items: Iterable[_T], key: str, id_of: Callable[[_T], str]) -> _T:
-    for item in items:
-        if id_of(item) == key:
-            return item
-    raise KeyError(key)
+_LOADER = FixtureLoader(PortalFixtures, "browser_ops", FIXTURES_PATH)
 
 
 def fixtures_path() -> Path:
-    """The fixture file in use: ``$EVAL_FIXTURE_DIR/browser_ops/fixtures.json`` or the
-    committed one."""
-    return fixture_file("browser_ops", FIXTURES_PATH)
+    """The fixture file in use: ``$EVAL_FIXTURE_DIR/browser_ops/fixtures.json`` or the committed."""
+    return _LOADER.path()
 
 
 def load_fixtures() -> PortalFixtures:
-    """The fixtures in use, validated (cached per file version: treat as read-only).
+    """The fixtures in use, validated (cached per file version: treat the result as read-only).
 
     Raises:
         FixtureError: One line naming the file and the first invalid field.
     """
-    path = fixtures_path()
-    try:
-        stat = path.stat()
-    except OSError:
-        return load_fixture_file(PortalFixtures, path)  # raises the one-line error
-    return _load(str(path), stat.st_mtime_ns, stat.st_size)
-
-
-@functools.lru_cache(maxsize=4)
-def _load(path: str, mtime_ns: int, size: int) -> PortalFixtures:
-    del mtime_ns, size  # part of the cache key only
-    return load_fixture_file(PortalFixtures, Path(path))
+    return _LOADER()

@@ -8,16 +8,13 @@ times are whole minutes; exception rates are whole percent. Nothing here reads a
 
 from __future__ import annotations
 
-import functools
-from collections import Counter
-from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
 from typing import Literal, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from agentic_eval.domains.fixtures import fixture_file, load_fixture_file
+from agentic_eval.domains.fixtures import FixtureLoader, find_by_id, unique_ids
 
 __all__ = [
     "FIXTURES_PATH",
@@ -108,14 +105,6 @@ class LogEvent(_Model):
     timestamp: datetime = Field(description="When it was performed (local time).")
 
 
-def _unique(kind: str, ids: Iterable[str]) -> set[str]:
-    counts = Counter(ids)
-    dupes = sorted(k for k, n in counts.items() if n > 1)
-    if dupes:
-        raise ValueError(f"duplicate {kind} ids: {dupes}")
-    return set(counts)
-
-
 class ProcessFixtures(_Model):
     """All processes. Validation enforces referential integrity, so lookups cannot miss."""
 
@@ -129,11 +118,11 @@ class ProcessFixtures(_Model):
 
     @model_validator(mode="after")
     def _integrity(self) -> Self:
-        roles = _unique("role", (r.role_id for r in self.roles))
-        systems = _unique("system", (s.system_id for s in self.systems))
-        processes = _unique("process", (p.process_id for p in self.processes))
-        _unique("step", (s.step_id for s in self.steps))
-        _unique("event", (e.event_id for e in self.event_log))
+        roles = unique_ids("role", (r.role_id for r in self.roles))
+        systems = unique_ids("system", (s.system_id for s in self.systems))
+        processes = unique_ids("process", (p.process_id for p in self.processes))
+        unique_ids("step", (s.step_id for s in self.steps))
+        unique_ids("event", (e.event_id for e in self.event_log))
         activities: dict[tuple[str, str], str] = {}
         for step in self.steps:
             if step.process_id not in processes:
@@ -165,7 +154,7 @@ class ProcessFixtures(_Model):
         Raises:
             KeyError: When there is none.
         """
-        return _find(self.processes, process_id, lambda p: p.process_id)
+        return find_by_id(self.processes, process_id, lambda p: p.process_id)
 
     def step(self, step_id: str) -> Step:
         """The step with this id.
@@ -173,7 +162,7 @@ class ProcessFixtures(_Model):
         Raises:
             KeyError: When there is none.
         """
-        return _find(self.steps, step_id, lambda s: s.step_id)
+        return find_by_id(self.steps, step_id, lambda s: s.step_id)
 
     def role(self, role_id: str) -> Role:
         """The role with this id.
@@ -181,7 +170,7 @@ class ProcessFixtures(_Model):
         Raises:
             KeyError: When there is none.
         """
-        return _find(self.roles, role_id, lambda r: r.role_id)
+        return find_by_id(self.roles, role_id, lambda r: r.role_id)
 
     def steps_of(self, process_id: str) -> list[Step]:
         """The process's steps, in step-id order (the catalogue order, not the process order)."""
@@ -195,16 +184,12 @@ class ProcessFixtures(_Model):
         return sorted(found, key=lambda e: e.event_id)
 
 
-def _find(items: Iterable[_T], key: str, id_of: Callable[[_T], str]) -> _T:
-    for item in items:
-        if id_of(item) == key:
-            return item
-    raise KeyError(key)
+_LOADER = FixtureLoader(ProcessFixtures, "process_mapping", FIXTURES_PATH)
 
 
 def fixtures_path() -> Path:
-    """The fixture file in use: ``$EVAL_FIXTURE_DIR/process_mapping/fixtures.json`` or ours."""
-    return fixture_file("process_mapping", FIXTURES_PATH)
+    """The fixture file in use: the external one under ``$EVAL_FIXTURE_DIR``, or ours."""
+    return _LOADER.path()
 
 
 def load_fixtures() -> ProcessFixtures:
@@ -213,15 +198,4 @@ def load_fixtures() -> ProcessFixtures:
     Raises:
         FixtureError: One line naming the file and the first invalid field.
     """
-    path = fixtures_path()
-    try:
-        stat = path.stat()
-    except OSError:
-        return load_fixture_file(ProcessFixtures, path)  # raises the one-line error
-    return _load(str(path), stat.st_mtime_ns, stat.st_size)
-
-
-@functools.lru_cache(maxsize=4)
-def _load(path: str, mtime_ns: int, size: int) -> ProcessFixtures:
-    del mtime_ns, size  # part of the cache key only
-    return load_fixture_file(ProcessFixtures, Path(path))
+    return _LOADER()

@@ -9,9 +9,6 @@ the book's ``policy.snapshot_date``.
 
 from __future__ import annotations
 
-import functools
-from collections import Counter
-from collections.abc import Callable, Iterable
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
@@ -19,7 +16,7 @@ from typing import Literal, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from agentic_eval.domains.fixtures import fixture_file, load_fixture_file
+from agentic_eval.domains.fixtures import FixtureLoader, find_by_id, unique_ids
 
 FIXTURES_PATH = Path(__file__).with_name("fixtures.json")
 """The committed gold data."""
@@ -198,14 +195,6 @@ class DeductionClaim(_Model):
     note: str = Field(default="", description="Buyer's note.")
 
 
-def _unique(kind: str, ids: Iterable[str]) -> set[str]:
-    counts = Counter(ids)
-    dupes = sorted(k for k, n in counts.items() if n > 1)
-    if dupes:
-        raise ValueError(f"duplicate {kind} ids: {dupes}")
-    return set(counts)
-
-
 class RetailFixtures(_Model):
     """The whole book. Validation enforces referential integrity, so lookups cannot miss."""
 
@@ -222,17 +211,17 @@ class RetailFixtures(_Model):
 
     @model_validator(mode="after")
     def _integrity(self) -> Self:
-        suppliers = _unique("supplier", (s.supplier_id for s in self.suppliers))
-        if _unique("contract", (c.supplier_id for c in self.contracts)) != suppliers:
+        suppliers = unique_ids("supplier", (s.supplier_id for s in self.suppliers))
+        if unique_ids("contract", (c.supplier_id for c in self.contracts)) != suppliers:
             raise ValueError("every supplier needs exactly one contract")
-        _unique("receipt", (r.receipt_id for r in self.goods_receipts))
-        _unique("exception", (e.exception_id for e in self.exceptions))
-        _unique("claim", (c.claim_id for c in self.deduction_claims))
-        invoices = _unique("invoice", (i.invoice_id for i in self.invoices))
-        _unique("purchase order", (p.po_id for p in self.purchase_orders))
+        unique_ids("receipt", (r.receipt_id for r in self.goods_receipts))
+        unique_ids("exception", (e.exception_id for e in self.exceptions))
+        unique_ids("claim", (c.claim_id for c in self.deduction_claims))
+        invoices = unique_ids("invoice", (i.invoice_id for i in self.invoices))
+        unique_ids("purchase order", (p.po_id for p in self.purchase_orders))
         skus = {p.po_id: {ln.sku for ln in p.lines} for p in self.purchase_orders}
         for po in self.purchase_orders:
-            _unique(f"{po.po_id} sku", (ln.sku for ln in po.lines))
+            unique_ids(f"{po.po_id} sku", (ln.sku for ln in po.lines))
             if po.supplier_id not in suppliers or po.currency != self.policy.currency:
                 raise ValueError(f"{po.po_id}: unknown supplier or foreign currency")
         for grn in self.goods_receipts:
@@ -241,12 +230,12 @@ class RetailFixtures(_Model):
         for sl in self.delivery_schedule:
             if sl.sku not in skus.get(sl.po_id, set()):
                 raise ValueError(f"schedule line {sl.po_id}/{sl.sku}: unknown PO or SKU")
-        _unique(
+        unique_ids(
             "schedule", (f"{s.po_id}/{s.sku}/{s.promised_date}" for s in self.delivery_schedule)
         )
         for inv in self.invoices:
             po = self.purchase_order(inv.po_id)
-            _unique(f"{inv.invoice_id} sku", (ln.sku for ln in inv.lines))
+            unique_ids(f"{inv.invoice_id} sku", (ln.sku for ln in inv.lines))
             if inv.supplier_id != po.supplier_id or inv.currency != po.currency:
                 raise ValueError(f"{inv.invoice_id}: supplier or currency differs from its PO")
             if not {ln.sku for ln in inv.lines} <= skus[inv.po_id]:
@@ -272,7 +261,7 @@ class RetailFixtures(_Model):
         Raises:
             KeyError: When there is none.
         """
-        return _find(self.suppliers, supplier_id, lambda s: s.supplier_id)
+        return find_by_id(self.suppliers, supplier_id, lambda s: s.supplier_id)
 
     def contract(self, supplier_id: str) -> ContractTerms:
         """The supplier's contract terms.
@@ -280,7 +269,7 @@ class RetailFixtures(_Model):
         Raises:
             KeyError: When there are none.
         """
-        return _find(self.contracts, supplier_id, lambda c: c.supplier_id)
+        return find_by_id(self.contracts, supplier_id, lambda c: c.supplier_id)
 
     def purchase_order(self, po_id: str) -> PurchaseOrder:
         """The PO with this id.
@@ -288,7 +277,7 @@ class RetailFixtures(_Model):
         Raises:
             KeyError: When there is none.
         """
-        return _find(self.purchase_orders, po_id, lambda p: p.po_id)
+        return find_by_id(self.purchase_orders, po_id, lambda p: p.po_id)
 
     def invoice(self, invoice_id: str) -> Invoice:
         """The invoice with this id.
@@ -296,7 +285,7 @@ class RetailFixtures(_Model):
         Raises:
             KeyError: When there is none.
         """
-        return _find(self.invoices, invoice_id, lambda i: i.invoice_id)
+        return find_by_id(self.invoices, invoice_id, lambda i: i.invoice_id)
 
     def exception(self, exception_id: str) -> ApException:
         """The AP exception with this id.
@@ -304,7 +293,7 @@ class RetailFixtures(_Model):
         Raises:
             KeyError: When there is none.
         """
-        return _find(self.exceptions, exception_id, lambda e: e.exception_id)
+        return find_by_id(self.exceptions, exception_id, lambda e: e.exception_id)
 
     def claim(self, claim_id: str) -> DeductionClaim:
         """The deduction claim with this id.
@@ -312,7 +301,7 @@ class RetailFixtures(_Model):
         Raises:
             KeyError: When there is none.
         """
-        return _find(self.deduction_claims, claim_id, lambda c: c.claim_id)
+        return find_by_id(self.deduction_claims, claim_id, lambda c: c.claim_id)
 
     def receipts_for(self, po_id: str) -> list[GoodsReceipt]:
         """Goods receipts recorded against a PO, by date then id."""
@@ -325,16 +314,12 @@ class RetailFixtures(_Model):
         return sorted(found, key=lambda s: (s.promised_date, s.sku))
 
 
-def _find(items: Iterable[_T], key: str, id_of: Callable[[_T], str]) -> _T:
-    for item in items:
-        if id_of(item) == key:
-            return item
-    raise KeyError(key)
+_LOADER = FixtureLoader(RetailFixtures, "retail_ops", FIXTURES_PATH)
 
 
 def fixtures_path() -> Path:
     """The fixture file in use: ``$EVAL_FIXTURE_DIR/retail_ops/fixtures.json`` or the committed."""
-    return fixture_file("retail_ops", FIXTURES_PATH)
+    return _LOADER.path()
 
 
 def load_fixtures() -> RetailFixtures:
@@ -343,15 +328,4 @@ def load_fixtures() -> RetailFixtures:
     Raises:
         FixtureError: One line naming the file and the first invalid field.
     """
-    path = fixtures_path()
-    try:
-        stat = path.stat()
-    except OSError:
-        return load_fixture_file(RetailFixtures, path)  # raises the one-line error
-    return _load(str(path), stat.st_mtime_ns, stat.st_size)
-
-
-@functools.lru_cache(maxsize=4)
-def _load(path: str, mtime_ns: int, size: int) -> RetailFixtures:
-    del mtime_ns, size  # part of the cache key only
-    return load_fixture_file(RetailFixtures, Path(path))
+    return _LOADER()
