@@ -237,3 +237,16 @@ def test_re_recording_an_unchanged_run_leaves_the_files_byte_identical(
     assert code == (0 if folder == "reference" else 1)  # the naive agent fails its gate
     after = {p.name: p.read_bytes() for p in target.iterdir()}
     assert after == before
+
+
+def test_a_bare_run_prints_every_domains_replay_fidelity_first(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from agentic_eval.domains import all_domains
+
+    assert main(["run", "--recordings", str(RECORDINGS), "--markdown"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "| Domain | Replay | Notes |"
+    for domain in all_domains().values():
+        n = len(domain.load_cases())
+        assert any(line.startswith(f"| {domain.name} | {n}/{n} |") for line in lines[:6])

@@ -326,3 +326,21 @@ def test_store_errors_are_one_line_without_the_password(tmp_path: Path) -> None:
     text_ = str(info.value)
     assert "s3cret-pass" not in text_ and "\n" not in text_ and "sqlalche.me" not in text_
     assert "me:***@127.0.0.1:1/nodb" in text_
+
+
+def test_every_run_writes_its_history_entry_to_the_folder_and_the_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentic_eval.cli.main import main
+
+    history = tmp_path / "history"
+    monkeypatch.setenv("AGENTIC_EVAL_HISTORY_DIR", str(history))
+    assert main(["run", "retail_ops", "--backend", "scripted", "--cases", "match-00*"]) == 0
+    (written,) = (history / "retail_ops").glob("*.json")
+    store = Store()
+    try:
+        (row,) = store.history_entries("retail_ops")
+        assert row.run_id in written.name
+        assert row.entry == written.read_text(encoding="utf-8")  # the same canonical bytes
+    finally:
+        store.close()

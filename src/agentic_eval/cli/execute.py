@@ -18,6 +18,7 @@ from agentic_eval.backends.spec import BackendSpec, live_backend_from_spec
 from agentic_eval.cli import render
 from agentic_eval.cli.common import load_cases, resolve_domains, select_cases, warn
 from agentic_eval.cli.run import RunOptions
+from agentic_eval.core.canonical import canonical_file_text
 from agentic_eval.core.realdata import inside_git_work_tree
 from agentic_eval.core.text import one_line
 from agentic_eval.domains.base import Domain
@@ -246,7 +247,12 @@ async def execute(o: RunOptions) -> int:
                 break
             result = await _run_job(o, job, store, stopper)
             results.append(result)
-            entries.append(_history(o, job, result))
+            stored = _history(o, job, result)
+            entries.append(stored)
+            if not any(s.external_fixtures for s in job.specs):
+                entry = stored.entry
+                text = canonical_file_text(entry)
+                store.add_history_entry(result.run_id, entry.suite, entry.finished_at, text)
     except AuthenticationFailed as exc:
         provider = o.provider or "provider"
         click.echo(
@@ -276,8 +282,9 @@ async def execute(o: RunOptions) -> int:
             write_atomic(o.output, document)
         except OSError as exc:
             raise click.ClickException(f"cannot write {o.output}: {exc.strerror or exc}") from None
+    notes = {job.domain.name: job.domain.description for job in plan.jobs}
     if o.fmt == "table":
-        render.print_results(results, verbose=o.verbose)
+        render.print_results(results, verbose=o.verbose, notes=notes)
     else:
         click.echo(document, nl=not document.endswith("\n"))
     for name in plan.not_recorded:
@@ -320,7 +327,8 @@ def _document(
 ) -> str:
     """The --format document (json when the terminal table is chosen)."""
     if o.fmt == "markdown":
-        return render.markdown_table(results)
+        notes = {job.domain.name: job.domain.description for job in plan.jobs}
+        return render.markdown_table(results, notes)
     if o.fmt == "junit":
         from agentic_eval.report import runs_junit, runs_view
 

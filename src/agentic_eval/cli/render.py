@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -69,13 +69,39 @@ def gate_text(g: GateSummary) -> str:
     return f"{g.verdict} ({format_rate(g.failures, g.judged, g.max_failure_rate)})"
 
 
-def markdown_table(results: Sequence[SessionResult]) -> str:
-    """The scorecards as a Markdown table (for READMEs and pull-request comments)."""
+def domain_fidelity(results: Sequence[SessionResult]) -> dict[str, tuple[int, int]]:
+    """Per replayed domain: (cases whose every recorded agent reproduced, cases)."""
+    cases: dict[str, dict[str, bool]] = {}
+    for r in results:
+        if r.fidelity is None:
+            continue
+        seen = cases.setdefault(r.suite, {})
+        for c in r.run.cases:
+            seen[c.result.case_id] = seen.get(c.result.case_id, True) and bool(c.reproduced)
+    return {d: (sum(seen.values()), len(seen)) for d, seen in sorted(cases.items())}
+
+
+def domain_lines(results: Sequence[SessionResult], notes: Mapping[str, str]) -> list[str]:
+    """The replay summary per domain, as Markdown table rows (empty when nothing replayed)."""
+    fidelity = domain_fidelity(results)
+    if not fidelity:
+        return []
+    lines = ["| Domain | Replay | Notes |", "|---|---|---|"]
+    for domain, (ok, total) in fidelity.items():
+        lines.append(f"| {domain} | {ok}/{total} | {one_line(notes.get(domain, ''), 160)} |")
+    return lines
+
+
+def markdown_table(results: Sequence[SessionResult], notes: Mapping[str, str] | None = None) -> str:
+    """The scorecards as Markdown (for READMEs and pull-request comments): for a replay, the
+    per-domain fidelity first, then one row per run."""
     head = (
         "| domain | agent | produced by | approval | passed | hard-gate failures "
         "| unapproved attempted / executed | gate | replay |"
     )
-    lines = [head, "|---|---|---|---|---|---|---|---|---|"]
+    summary = domain_lines(results, notes or {})
+    lines = [*summary, ""] if summary else []
+    lines += [head, "|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         s = r.scorecard
         t = s.totals
@@ -156,11 +182,23 @@ def results_table(results: Sequence[SessionResult]) -> Table:
 
 
 def print_results(
-    results: Sequence[SessionResult], *, verbose: bool = False, console: Console | None = None
+    results: Sequence[SessionResult],
+    *,
+    verbose: bool = False,
+    console: Console | None = None,
+    notes: Mapping[str, str] | None = None,
 ) -> None:
-    """The table, then per run: hard-gate failures, errors, replay problems (all failing cases
-    with ``verbose``)."""
+    """For a replay the per-domain fidelity, then the table, then per run: hard-gate failures,
+    errors, replay problems (all failing cases with ``verbose``)."""
     console = console or _stdout()
+    fidelity = domain_fidelity(results)
+    if fidelity:
+        table = Table(title="replay fidelity by domain", title_justify="left")
+        for name in ("domain", "replay", "notes"):
+            table.add_column(name, overflow="fold")
+        for domain, (ok, total) in fidelity.items():
+            table.add_row(domain, f"{ok}/{total}", one_line((notes or {}).get(domain, ""), 160))
+        console.print(table)
     if console.width >= WIDE:
         console.print(results_table(results))
     else:

@@ -22,7 +22,7 @@ from sqlalchemy.engine import Connection, make_url
 
 from agentic_eval._version import __version__
 from agentic_eval.core.scorecard import ProducedBy, Scorecard
-from agentic_eval.store.models import EvalRun, EvalSample
+from agentic_eval.store.models import EvalRun, EvalSample, HistoryEntryRow
 
 HOME_ENV = "AGENTIC_EVAL_HOME"
 URL_ENV = "AGENTIC_EVAL_DATABASE_URL"
@@ -283,6 +283,39 @@ class Store:
             )
         with self._begin("finish the run") as conn:
             conn.execute(update(EvalRun).where(EvalRun.id == run_id).values(**values))
+
+    def add_history_entry(self, run_id: str, suite: str, recorded_at: datetime, text: str) -> None:
+        """Store a run's history entry (canonical JSON); a second write for the run is ignored."""
+        import hashlib
+
+        values = clean(
+            {
+                "run_id": run_id,
+                "suite": suite,
+                "entry": text,
+                "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+            }
+        )
+        values["recorded_at"] = recorded_at
+        with self._begin("store the history entry") as conn:
+            exists = conn.execute(
+                select(HistoryEntryRow.run_id).where(HistoryEntryRow.run_id == run_id)
+            ).first()
+            if exists is None:
+                conn.execute(insert(HistoryEntryRow).values(**values))
+
+    def history_entries(self, suite: str) -> list[HistoryEntryRow]:
+        """A suite's stored history entries, oldest first."""
+        from sqlalchemy.orm import Session
+
+        self.migrate()
+        with Session(self.engine) as session:
+            stmt = (
+                select(HistoryEntryRow)
+                .where(HistoryEntryRow.suite == suite)
+                .order_by(HistoryEntryRow.recorded_at)
+            )
+            return list(session.scalars(stmt))
 
     def runs(self, limit: int = 20) -> list[EvalRun]:
         """The newest runs."""

@@ -99,3 +99,18 @@ class EvalSample(Base):
     transcript: Mapped[str | None] = mapped_column(Text, nullable=True)
     """The transcript itself (canonical JSON) when no file holds it (unrecorded runs)."""
     reproduced: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
+
+
+class HistoryEntryRow(Base):
+    """A run's history entry (scorecard, configuration, fingerprints) as canonical JSON, beside
+    the file written to the history folder."""
+
+    __tablename__ = "history_entry"
+
+    run_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("eval_run.id", ondelete="CASCADE"), primary_key=True
+    )
+    suite: Mapped[str] = mapped_column(Text, index=True)
+    recorded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    entry: Mapped[str] = mapped_column(Text)
+    sha256: Mapped[str] = mapped_column(String(64))
