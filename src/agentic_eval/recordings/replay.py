@@ -115,16 +115,6 @@ class ReplayBackend(ModelBackend):
         """The run parameters the recordings were made with (limits, approval mode...)."""
         return self._provenance.parameters
 
-    def recorded(self, case_id: str, sample: int = 0) -> Transcript | None:
-        """The validated recording of a sample (None if missing or invalid)."""
-        path = self.paths.get((case_id, sample))
-        if path is None:
-            return None
-        try:
-            return read_transcript(path)
-        except RecordingError:
-            return None
-
     def transcript_ref(self, domain: str, case_id: str, sample: int = 0) -> str | None:
         """The recording replayed for the sample."""
         del domain

@@ -1,5 +1,5 @@
 """The runnable unit: task specifications and task kinds."""
 
-from agentic_eval.tasks.spec import TaskKind, TaskSpec, case_approver, faulted_spec, with_sample
+from agentic_eval.tasks.spec import TaskKind, TaskSpec, faulted_spec
 
-__all__ = ["TaskKind", "TaskSpec", "case_approver", "faulted_spec", "with_sample"]
+__all__ = ["TaskKind", "TaskSpec", "faulted_spec"]

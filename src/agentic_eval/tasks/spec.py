@@ -13,7 +13,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
-from agentic_eval.agent.approval import ApprovalDecider, ApprovalRequest, deny_all
+from agentic_eval.agent.approval import ApprovalDecider, deny_all
 from agentic_eval.agent.loop import Limits
 from agentic_eval.agent.tools import ToolRegistry
 from agentic_eval.checks.base import Check
@@ -86,22 +86,6 @@ class TaskSpec(Generic[Env]):
     def key(self) -> tuple[str, str, int]:
         """(suite, case id, sample): unique within a run."""
         return (self.suite, self.case.id, self.sample)
-
-
-def case_approver(case: CaseSpec) -> ApprovalDecider:
-    """The approver that reads the case's ``approvals`` table ('action:target' -> granted)."""
-
-    def decide(request: ApprovalRequest) -> bool:
-        return case.approvals.get(f"{request.action}:{request.target}", False)
-
-    return decide
-
-
-def with_sample(spec: TaskSpec[Any], sample: int) -> TaskSpec[Any]:
-    """The same task as another sample."""
-    from dataclasses import replace
-
-    return replace(spec, sample=sample)
 
 
 class _NoOutput(BaseModel):
