@@ -287,12 +287,12 @@ class AuditFixtures(_Model):
         return find_by_id(self.scenarios, subject_id, lambda s: s.subject_id)
 
 
-_LOADER = FixtureLoader(AuditFixtures, "approval_audit", FIXTURES_PATH)
+LOADER = FixtureLoader(AuditFixtures, "approval_audit", FIXTURES_PATH)
 
 
 def fixtures_path() -> Path:
     """The fixture file in use: the external one under ``$EVAL_FIXTURE_DIR``, or ours."""
-    return _LOADER.path()
+    return LOADER.path()
 
 
 def load_fixtures() -> AuditFixtures:
@@ -301,4 +301,4 @@ def load_fixtures() -> AuditFixtures:
     Raises:
         FixtureError: One line naming the file and the first invalid field.
     """
-    return _LOADER()
+    return LOADER()

@@ -12,26 +12,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agentic_eval.agent.tools import ToolRegistry
-from agentic_eval.backends.scripted import ScriptedAgent
-from agentic_eval.core.case import CaseSpec
-from agentic_eval.domains.base import Domain, Mutant
 from agentic_eval.domains.browser_ops import answer_key
 from agentic_eval.domains.browser_ops.case_table import POLICY
 from agentic_eval.domains.browser_ops.checks import CHECKS
 from agentic_eval.domains.browser_ops.fixtures import (
-    FIXTURES_PATH,
+    LOADER,
     PortalFixtures,
-    fixtures_path,
     load_fixtures,
 )
 from agentic_eval.domains.browser_ops.mutants import AGENTS, MUTANTS
 from agentic_eval.domains.browser_ops.outputs import FilingReport
 from agentic_eval.domains.browser_ops.portal import PortalEnv, make_env
 from agentic_eval.domains.browser_ops.tools import TOOLS
+from agentic_eval.domains.packaged import PackagedDomain
 from agentic_eval.tasks import TaskKind
 
-__all__ = ["DOMAIN", "KINDS", "BrowserOps", "PortalEnv", "PortalFixtures", "load_fixtures"]
+__all__ = ["DOMAIN", "KINDS", "PortalEnv", "PortalFixtures", "load_fixtures"]
 
 SYSTEM_PROMPT = f"""\
 You are a claims clerk for a grocery retailer. You file claims against suppliers' orders on \
@@ -53,59 +49,23 @@ When you are done, call submit exactly once with your final answer.\
 """
 
 
-class BrowserOps(Domain[PortalEnv]):
-    """The browser_ops domain."""
-
-    name = "browser_ops"
-    system_prompt = SYSTEM_PROMPT
-    description = (
-        "Supplier portal state machine: timeouts, 503s, locks, duplicates, maintenance, "
-        "security warnings; idempotency, stop-condition and retry-safety gates"
-    )
-
-    def fixtures(self) -> PortalFixtures:
-        """The committed portal fixtures."""
-        return load_fixtures()
-
-    def external_fixtures(self) -> bool:
-        """True when ``$EVAL_FIXTURE_DIR/browser_ops/fixtures.json`` replaces the committed."""
-        return fixtures_path() != FIXTURES_PATH
-
-    def build_cases(self) -> list[CaseSpec]:
-        """All 24 cases, computed by the answer key."""
-        return answer_key.build_cases(self.fixtures())
-
-    def make_env(self, case: CaseSpec) -> PortalEnv:
-        """A fresh portal for the case's scenario (its id is the case id)."""
-        return make_env(self.fixtures(), case.id)
-
-    def tools(self) -> ToolRegistry[PortalEnv]:
-        """The portal tools and escalate."""
-        return TOOLS
-
-    def task_kind(self, case: CaseSpec) -> TaskKind:
-        """The filing report, judged by the browser_ops checks.
-
-        Raises:
-            KeyError: For an unknown kind.
-        """
-        return KINDS[case.kind]
-
-    def agents(self) -> dict[str, ScriptedAgent]:
-        """The ``reference`` clerk and every mutant, by name."""
-        return dict(AGENTS)
-
-    def mutants(self) -> tuple[Mutant, ...]:
-        """Unsafe clerks, each declaring the gates that must catch it."""
-        return MUTANTS
-
-    def case_file_path(self) -> Path:
-        """``cases.json`` beside this module."""
-        return Path(__file__).with_name("cases.json")
-
-
 KINDS: dict[str, TaskKind] = {"file_claims": TaskKind("file_claims", FilingReport, CHECKS)}
 """The one case kind: file an order's claims and report where each ended."""
 
-DOMAIN = BrowserOps()
+DOMAIN: PackagedDomain[PortalEnv, PortalFixtures] = PackagedDomain(
+    name="browser_ops",
+    system_prompt=SYSTEM_PROMPT,
+    description=(
+        "Supplier portal state machine: timeouts, 503s, locks, duplicates, maintenance, "
+        "security warnings; idempotency, stop-condition and retry-safety gates"
+    ),
+    loader=LOADER,
+    build_cases=answer_key.build_cases,
+    make_env=lambda fx, case: make_env(fx, case.id),
+    tools=TOOLS,
+    kinds=KINDS,
+    agents=AGENTS,
+    mutants=MUTANTS,
+    case_file=Path(__file__).with_name("cases.json"),
+)
 """The domain instance (entry point ``agentic_eval.domains: browser_ops``)."""

@@ -282,12 +282,12 @@ def claim_amount_cents(order: Order, claim: Claim) -> int:
     return qty * line.unit_price_cents
 
 
-_LOADER = FixtureLoader(PortalFixtures, "browser_ops", FIXTURES_PATH)
+LOADER = FixtureLoader(PortalFixtures, "browser_ops", FIXTURES_PATH)
 
 
 def fixtures_path() -> Path:
     """The fixture file in use: ``$EVAL_FIXTURE_DIR/browser_ops/fixtures.json`` or the committed."""
-    return _LOADER.path()
+    return LOADER.path()
 
 
 def load_fixtures() -> PortalFixtures:
@@ -296,4 +296,4 @@ def load_fixtures() -> PortalFixtures:
     Raises:
         FixtureError: One line naming the file and the first invalid field.
     """
-    return _LOADER()
+    return LOADER()

@@ -13,17 +13,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agentic_eval.agent.tools import ToolRegistry
-from agentic_eval.backends.scripted import ScriptedAgent
-from agentic_eval.core.case import CaseSpec
-from agentic_eval.domains.base import Domain, Mutant
+from agentic_eval.domains.packaged import PackagedDomain
 from agentic_eval.domains.process_mapping import answer_key
 from agentic_eval.domains.process_mapping.agents import AGENTS, MUTANTS
 from agentic_eval.domains.process_mapping.checks import GATE_NAME, KIND_CHECKS
 from agentic_eval.domains.process_mapping.fixtures import (
-    FIXTURES_PATH,
+    LOADER,
     ProcessFixtures,
-    fixtures_path,
     load_fixtures,
 )
 from agentic_eval.domains.process_mapping.outputs import OUTPUT_MODELS
@@ -36,7 +32,6 @@ __all__ = [
     "KINDS",
     "ProcessEnv",
     "ProcessFixtures",
-    "ProcessMapping",
     "load_fixtures",
 ]
 
@@ -57,62 +52,24 @@ it must be fixed first.
 """
 
 
-class ProcessMapping(Domain[ProcessEnv]):
-    """The process_mapping domain."""
-
-    name = "process_mapping"
-    system_prompt = SYSTEM_PROMPT
-    description = (
-        "Workflow mapping from event logs, automate-now / fix-first / keep-human, business case"
-    )
-
-    def fixtures(self) -> ProcessFixtures:
-        """The committed process data."""
-        return load_fixtures()
-
-    def external_fixtures(self) -> bool:
-        """True when ``$EVAL_FIXTURE_DIR/process_mapping/fixtures.json`` replaces ours."""
-        return fixtures_path() != FIXTURES_PATH
-
-    def build_cases(self) -> list[CaseSpec]:
-        """All 25 cases, computed by the answer key."""
-        return answer_key.build_cases(self.fixtures())
-
-    def make_env(self, case: CaseSpec) -> ProcessEnv:
-        """A private copy of the process data for one case."""
-        del case
-        return make_env(self.fixtures())
-
-    def tools(self) -> ToolRegistry[ProcessEnv]:
-        """The read-only lookup tools."""
-        return TOOLS
-
-    def task_kind(self, case: CaseSpec) -> TaskKind:
-        """The answer schema of the case's kind and the checks that judge it.
-
-        Raises:
-            KeyError: For an unknown kind.
-        """
-        return KINDS[case.kind]
-
-    def agents(self) -> dict[str, ScriptedAgent]:
-        """The ``reference`` agent (the unsafe ones are :meth:`mutants`)."""
-        return dict(AGENTS)
-
-    def mutants(self) -> tuple[Mutant, ...]:
-        """``automates_broken_step`` and ``fix_first_in_business_case``, both caught by
-        ``ready_to_automate_safety``."""
-        return MUTANTS
-
-    def case_file_path(self) -> Path:
-        """``cases.json`` beside this module."""
-        return Path(__file__).with_name("cases.json")
-
-
 KINDS: dict[str, TaskKind] = {
     kind: TaskKind(kind, model, KIND_CHECKS[kind]) for kind, model in OUTPUT_MODELS.items()
 }
 """Each case kind: its answer schema and its checks."""
 
-DOMAIN = ProcessMapping()
+DOMAIN: PackagedDomain[ProcessEnv, ProcessFixtures] = PackagedDomain(
+    name="process_mapping",
+    system_prompt=SYSTEM_PROMPT,
+    description=(
+        "Workflow mapping from event logs, automate-now / fix-first / keep-human, business case"
+    ),
+    loader=LOADER,
+    build_cases=answer_key.build_cases,
+    make_env=lambda fx, case: make_env(fx),
+    tools=TOOLS,
+    kinds=KINDS,
+    agents=AGENTS,
+    mutants=MUTANTS,
+    case_file=Path(__file__).with_name("cases.json"),
+)
 """The domain instance (entry point ``agentic_eval.domains: process_mapping``)."""

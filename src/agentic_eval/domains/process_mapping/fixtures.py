@@ -184,12 +184,12 @@ class ProcessFixtures(_Model):
         return sorted(found, key=lambda e: e.event_id)
 
 
-_LOADER = FixtureLoader(ProcessFixtures, "process_mapping", FIXTURES_PATH)
+LOADER = FixtureLoader(ProcessFixtures, "process_mapping", FIXTURES_PATH)
 
 
 def fixtures_path() -> Path:
     """The fixture file in use: the external one under ``$EVAL_FIXTURE_DIR``, or ours."""
-    return _LOADER.path()
+    return LOADER.path()
 
 
 def load_fixtures() -> ProcessFixtures:
@@ -198,4 +198,4 @@ def load_fixtures() -> ProcessFixtures:
     Raises:
         FixtureError: One line naming the file and the first invalid field.
     """
-    return _LOADER()
+    return LOADER()

@@ -10,17 +10,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agentic_eval.agent.tools import ToolRegistry
-from agentic_eval.backends.scripted import ScriptedAgent
-from agentic_eval.core.case import CaseSpec
-from agentic_eval.domains.base import Domain, Mutant
+from agentic_eval.domains.packaged import PackagedDomain
 from agentic_eval.domains.retail_ops import answer_key
 from agentic_eval.domains.retail_ops.agents import AGENTS
 from agentic_eval.domains.retail_ops.checks import CHECKS
 from agentic_eval.domains.retail_ops.fixtures import (
-    FIXTURES_PATH,
+    LOADER,
     RetailFixtures,
-    fixtures_path,
     load_fixtures,
 )
 from agentic_eval.domains.retail_ops.mutants import MUTANTS
@@ -28,7 +24,7 @@ from agentic_eval.domains.retail_ops.outputs import OUTPUT_MODELS
 from agentic_eval.domains.retail_ops.tools import TOOLS, RetailEnv, make_env
 from agentic_eval.tasks import TaskKind
 
-__all__ = ["DOMAIN", "RetailEnv", "RetailFixtures", "RetailOps", "load_fixtures"]
+__all__ = ["DOMAIN", "RetailEnv", "RetailFixtures", "load_fixtures"]
 
 SYSTEM_PROMPT = """\
 You are an accounts-payable agent for a grocery and household-goods retailer. You work on the \
@@ -60,61 +56,24 @@ a supplier.
 """
 
 
-class RetailOps(Domain[RetailEnv]):
-    """The retail_ops domain."""
-
-    name = "retail_ops"
-    system_prompt = SYSTEM_PROMPT
-    description = (
-        "Retail AP: 3-way match, exception triage, supplier chase, OTIF, deductions, approval gate"
-    )
-
-    def fixtures(self) -> RetailFixtures:
-        """The committed AP book."""
-        return load_fixtures()
-
-    def external_fixtures(self) -> bool:
-        """True when ``$EVAL_FIXTURE_DIR/retail_ops/fixtures.json`` replaces the committed book."""
-        return fixtures_path() != FIXTURES_PATH
-
-    def build_cases(self) -> list[CaseSpec]:
-        """All 34 cases, computed by the answer key."""
-        return answer_key.build_cases(self.fixtures())
-
-    def make_env(self, case: CaseSpec) -> RetailEnv:
-        """A private copy of the book for one case."""
-        del case
-        return make_env(self.fixtures())
-
-    def tools(self) -> ToolRegistry[RetailEnv]:
-        """The AP tools."""
-        return TOOLS
-
-    def task_kind(self, case: CaseSpec) -> TaskKind:
-        """The answer schema of the case's kind, judged by the retail_ops checks.
-
-        Raises:
-            KeyError: For an unknown kind.
-        """
-        return KINDS[case.kind]
-
-    def agents(self) -> dict[str, ScriptedAgent]:
-        """The ``reference`` and ``naive`` scripted agents."""
-        return dict(AGENTS)
-
-    def mutants(self) -> tuple[Mutant, ...]:
-        """Unsafe variants of the reference, each with the gates that must catch it."""
-        return MUTANTS
-
-    def case_file_path(self) -> Path:
-        """``cases.json`` beside this module."""
-        return Path(__file__).with_name("cases.json")
-
-
 KINDS: dict[str, TaskKind] = {
     kind: TaskKind(kind, model, CHECKS) for kind, model in OUTPUT_MODELS.items()
 }
 """Each case kind: its answer schema and the retail_ops checks."""
 
-DOMAIN = RetailOps()
+DOMAIN: PackagedDomain[RetailEnv, RetailFixtures] = PackagedDomain(
+    name="retail_ops",
+    system_prompt=SYSTEM_PROMPT,
+    description=(
+        "Retail AP: 3-way match, exception triage, supplier chase, OTIF, deductions, approval gate"
+    ),
+    loader=LOADER,
+    build_cases=answer_key.build_cases,
+    make_env=lambda fx, case: make_env(fx),
+    tools=TOOLS,
+    kinds=KINDS,
+    agents=AGENTS,
+    mutants=MUTANTS,
+    case_file=Path(__file__).with_name("cases.json"),
+)
 """The domain instance (entry point ``agentic_eval.domains: retail_ops``)."""

@@ -314,12 +314,12 @@ class RetailFixtures(_Model):
         return sorted(found, key=lambda s: (s.promised_date, s.sku))
 
 
-_LOADER = FixtureLoader(RetailFixtures, "retail_ops", FIXTURES_PATH)
+LOADER = FixtureLoader(RetailFixtures, "retail_ops", FIXTURES_PATH)
 
 
 def fixtures_path() -> Path:
     """The fixture file in use: ``$EVAL_FIXTURE_DIR/retail_ops/fixtures.json`` or the committed."""
-    return _LOADER.path()
+    return LOADER.path()
 
 
 def load_fixtures() -> RetailFixtures:
@@ -328,4 +328,4 @@ def load_fixtures() -> RetailFixtures:
     Raises:
         FixtureError: One line naming the file and the first invalid field.
     """
-    return _LOADER()
+    return LOADER()
