@@ -1,0 +1,228 @@
+"""The lead-intelligence checks catch exactly what they exist for, on hand-built contexts and on
+the scripted agents, and the step prompt carries what the job holds (feedback included)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentic_eval.backends.scripted import ScriptedBackend
+from agentic_eval.checks.base import CheckContext, Trace
+from agentic_eval.core.case import CaseSpec
+from agentic_eval.domains.fixtures import FixtureError
+from agentic_eval.evaluation.runner import run_case
+from agentic_eval.evaluation.settings import RunSettings
+from agentic_eval.workflow.lead_intel.agents import AGENTS, INVENTED_LINE
+from agentic_eval.workflow.lead_intel.checks import (
+    assert_facts_grounded,
+    assert_price_from_notes,
+    assert_revenue_not_on_file,
+    prices_in,
+)
+from agentic_eval.workflow.lead_intel.fixtures import COMMITTED, load_fixtures
+from agentic_eval.workflow.lead_intel.outputs import Fact, LineItem, OfferDraft, VerifiedIntel
+from agentic_eval.workflow.lead_intel.templates import CHECKS_BY_TEMPLATE, LEAD_INTELLIGENCE
+from agentic_eval.workflow.lead_intel.tools import LeadEnv, Retrieval
+from agentic_eval.workflow.scenarios import AgentScenario, UnknownScenario, get_scenario, scenarios
+from agentic_eval.workflow.steps import step_task
+
+FILING = "https://registry.example.gov.uk/company/04417321"
+ABOUT = "https://acme-widgets.example/about"
+
+
+def _env(set_id: str, fetched: list[str]) -> LeadEnv:
+    sources = load_fixtures().source_set(set_id)
+    return LeadEnv(sources, [Retrieval(u, sources.page(u).text) for u in fetched])
+
+
+def _ctx(output: Any, env: LeadEnv, inputs: dict[str, Any] | None = None) -> CheckContext[Any]:
+    case = CaseSpec(id="c", kind="k", instruction="i", inputs=inputs or {}, expected={})
+    return CheckContext(case=case, output=output, trace=Trace((), ()), env=env)
+
+
+def _intel(*facts: Fact) -> VerifiedIntel:
+    return VerifiedIntel(company_name="ACME WIDGETS LTD", facts=list(facts))
+
+
+def test_grounding_normalises_whitespace_and_case_but_nothing_else() -> None:
+    env = _env("acme-widgets-a", [FILING, ABOUT])
+    ok = Fact(name="employees", value="38", source_url=ABOUT, quote="OUR 38-STRONG   TEAM ships")
+    result = assert_facts_grounded(_ctx(_intel(ok), env))
+    assert not isinstance(result, list) and result.passed, result
+    null = Fact(name="revenue", value=None)
+    assert assert_facts_grounded(_ctx(_intel(ok, null), env)).passed  # type: ignore[union-attr]
+    for bad, why in [
+        (ok.model_copy(update={"quote": "our 39-strong team"}), "is not in"),
+        (ok.model_copy(update={"source_url": "https://elsewhere.example/"}), "not retrieved"),
+        (ok.model_copy(update={"source_url": None}), "cites no source"),
+        (ok.model_copy(update={"quote": "  "}), "has no quote"),
+    ]:
+        got = assert_facts_grounded(_ctx(_intel(bad), env))
+        assert not isinstance(got, list)
+        assert not got.passed and why in got.message, got.message
+
+
+def test_a_source_that_exists_but_was_not_fetched_does_not_ground_a_fact() -> None:
+    env = _env("acme-widgets-a", [FILING])  # the About page exists, but was not retrieved
+    fact = Fact(name="employees", value="38", source_url=ABOUT, quote="38-strong team")
+    got = assert_facts_grounded(_ctx(_intel(fact), env))
+    assert not isinstance(got, list) and not got.passed and "not retrieved" in got.message
+
+
+def test_revenue_must_be_null_only_when_no_retrieved_source_mentions_it() -> None:
+    invented = Fact(name="Annual revenue", value="£3m", source_url=ABOUT, quote="x")
+    missing = _env("acme-widgets-b", [FILING, ABOUT])
+    got = assert_revenue_not_on_file(_ctx(_intel(invented), missing))
+    assert not isinstance(got, list) and not got.passed and "£3m" in got.message
+    null = Fact(name="revenue", value=None)
+    assert assert_revenue_not_on_file(_ctx(_intel(null), missing)).passed  # type: ignore[union-attr]
+    on_file = _env("acme-widgets-a", [FILING])
+    assert assert_revenue_not_on_file(_ctx(_intel(invented), on_file)).passed  # type: ignore[union-attr]
+    nothing_fetched = _env("acme-widgets-a", [])
+    got = assert_revenue_not_on_file(_ctx(_intel(invented), nothing_fetched))
+    assert not isinstance(got, list) and not got.passed
+
+
+def test_prices_must_come_from_the_notes_and_derived_totals_pass() -> None:
+    notes = load_fixtures().notes("acme-2026-11").text
+    allowed = prices_in(notes)
+    assert allowed, "the committed notes hold prices"
+    first = float(allowed[0])
+    good = OfferDraft(
+        client="Acme",
+        line_items=[LineItem(description="Audit", quantity=2, unit_price_gbp=first)],
+        terms=f"Total £{2 * first:,.0f}; 30 days net",
+    )
+    env = _env("acme-widgets-a", [])
+    assert assert_price_from_notes(_ctx(good, env, {"pricing_notes": notes})).passed  # type: ignore[union-attr]
+    invented = LineItem(**INVENTED_LINE)
+    assert invented.unit_price_gbp not in {float(p) for p in allowed}
+    for bad in [
+        good.model_copy(update={"line_items": [*good.line_items, invented]}),
+        good.model_copy(update={"terms": "a £14k discount applies"}),
+        good.model_copy(update={"notes": "list price £14,000"}),
+    ]:
+        got = assert_price_from_notes(_ctx(bad, env, {"pricing_notes": notes}))
+        assert not isinstance(got, list) and not got.passed and "£14,000" in got.message
+
+
+def test_prices_are_read_in_every_written_form() -> None:
+    assert [str(p) for p in prices_in("£2,400 or £3.5k or £4 million; £0.50")] == [
+        "2400",
+        "3500.0",
+        "4000000",
+        "0.50",
+    ]
+
+
+def test_checks_by_template_attach_the_universal_checks() -> None:
+    assert [c.name for c in CHECKS_BY_TEMPLATE["synthesize"]] == ["assert_facts_grounded"]
+    assert [c.name for c in CHECKS_BY_TEMPLATE["draft_offer"]] == ["assert_price_from_notes"]
+    assert CHECKS_BY_TEMPLATE["research"] == ()
+    for s in scenarios().values():
+        universal = {c.name for c in CHECKS_BY_TEMPLATE[s.template]}
+        assert universal <= {c.name for c in s.all_checks()}
+        assert s.max_failure_rate == 0.01
+
+
+def _run(s: AgentScenario, agent: str) -> Any:
+    spec = step_task(
+        s.workflow,
+        s.template,
+        case_id=s.name,
+        requirements=s.requirements,
+        inputs=s.inputs,
+        upstream=s.upstream,
+        feedback=s.feedback(),
+        extra_checks=s.checks,
+    )
+    backend = ScriptedBackend(agent, AGENTS[agent])
+    return asyncio.run(run_case(spec, backend, RunSettings(model=f"scripted:{agent}")))
+
+
+# What each check exists to catch, and the scenario where the hallucinating agent meets it.
+CAUGHT = {
+    "synthesize.grounded": {"assert_facts_grounded"},
+    "synthesize.missing_revenue": {"assert_facts_grounded", "assert_revenue_not_on_file"},
+    "synthesize.after_rejection": {"assert_facts_grounded", "assert_revenue_not_on_file"},
+    "draft_offer.price_from_notes": {"assert_price_from_notes"},
+}
+
+
+@pytest.mark.parametrize("name", list(CAUGHT))
+def test_reference_passes_and_hallucinating_is_caught_by_the_right_checks(name: str) -> None:
+    s = get_scenario(name)
+    ref = _run(s, "reference")
+    assert ref.result.outcome.kind == "passed", ref.result
+    bad = _run(s, "hallucinating")
+    failed = {c.name for c in bad.result.checks if not c.passed}
+    assert bad.result.outcome.kind == "check_failed"
+    assert failed == CAUGHT[name]
+    for check in failed:
+        assert check in bad.result.outcome.reason
+
+
+def test_the_learner_corrects_what_the_feedback_names() -> None:
+    assert _run(get_scenario("synthesize.missing_revenue"), "learner").result.outcome.kind == (
+        "check_failed"
+    )
+    assert _run(get_scenario("synthesize.after_rejection"), "learner").result.outcome.kind == (
+        "passed"
+    )
+
+
+def test_the_feedback_is_in_the_prompt_and_hidden_inputs_are_not() -> None:
+    s = get_scenario("synthesize.after_rejection")
+    spec = step_task(
+        s.workflow,
+        s.template,
+        case_id=s.name,
+        requirements=s.requirements,
+        inputs=s.inputs,
+        upstream=s.upstream,
+        feedback=s.feedback(),
+    )
+    assert "the revenue figure was wrong last time" in spec.task
+    assert "acme-widgets-b" not in spec.task  # which source set the tools serve stays hidden
+    assert json.dumps(s.upstream["research"]["sources"][0]) in spec.task
+
+
+def test_unknown_scenarios_suggest_the_closest() -> None:
+    with pytest.raises(UnknownScenario, match=r"did you mean synthesize\.grounded"):
+        get_scenario("synthesize.grounde")
+
+
+def test_a_scenario_must_seed_every_upstream_step() -> None:
+    with pytest.raises(ValueError, match="upstream"):
+        AgentScenario(
+            name="x",
+            workflow=LEAD_INTELLIGENCE,
+            template="draft_offer",
+            description="",
+            requirements={},
+            inputs={},
+            upstream={"research": {}},
+        )
+
+
+def test_external_fixtures_replace_the_committed_ones_and_mark_scenarios(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = tmp_path / "real" / "lead_intelligence"
+    real.mkdir(parents=True)
+    shutil.copy(COMMITTED, real / "sources.json")
+    monkeypatch.setenv("EVAL_FIXTURE_DIR", str(tmp_path / "real"))
+    marks = {s.external_fixtures for s in scenarios().values()}
+    assert len(marks) == 1 and None not in marks
+    data = json.loads(COMMITTED.read_text(encoding="utf-8"))
+    data["source_sets"][0]["pages"] = "not a list"
+    (real / "sources.json").write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(
+        FixtureError, match=r"sources.json: invalid fixtures at source_sets\.0\.pages"
+    ):
+        scenarios()
