@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from alembic import context
 
+# imported for its effect: the wf_ tables join Base.metadata
+import agentic_eval.store.workflow_tables  # noqa: F401  # pyright: ignore[reportUnusedImport]
 from agentic_eval.store.models import Base
 
 connection = context.config.attributes["connection"]

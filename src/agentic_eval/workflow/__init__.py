@@ -1,0 +1,51 @@
+"""The governed workflow runtime: users, job templates, jobs and their steps, claims, attempts
+with their typed outputs (kept by time), operator decisions, and a transition row for every state
+change, all persisted in the store beside eval runs."""
+
+from agentic_eval.workflow.errors import (
+    ClaimConflict,
+    IllegalTransition,
+    NotAnOperator,
+    NotFound,
+    WorkflowError,
+)
+from agentic_eval.workflow.records import (
+    Attempt,
+    AttemptStatus,
+    Claim,
+    ClaimStatus,
+    Decision,
+    DecisionKind,
+    Job,
+    JobState,
+    Role,
+    Step,
+    StepState,
+    Template,
+    Transition,
+    User,
+)
+from agentic_eval.workflow.service import Workflow
+
+__all__ = [
+    "Attempt",
+    "AttemptStatus",
+    "Claim",
+    "ClaimConflict",
+    "ClaimStatus",
+    "Decision",
+    "DecisionKind",
+    "IllegalTransition",
+    "Job",
+    "JobState",
+    "NotAnOperator",
+    "NotFound",
+    "Role",
+    "Step",
+    "StepState",
+    "Template",
+    "Transition",
+    "User",
+    "Workflow",
+    "WorkflowError",
+]

@@ -1,0 +1,128 @@
+"""What the workflow service returns: frozen snapshots of rows, ids as ``str``, times as aware UTC
+datetimes, JSON as ``dict``/``list`` (copies: changing one changes nothing stored)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+Role = Literal["operator", "agent", "worker"]
+JobState = Literal["open", "in_progress", "done", "cancelled"]
+StepState = Literal["pending", "claimed", "submitted", "approved"]
+ClaimStatus = Literal["live", "released"]
+AttemptStatus = Literal["running", "submitted", "failed", "approved", "rejected"]
+DecisionKind = Literal["approve", "reject"]
+
+ROLES: tuple[Role, ...] = ("operator", "agent", "worker")
+DECISIONS: tuple[DecisionKind, ...] = ("approve", "reject")
+
+
+@dataclass(frozen=True)
+class User:
+    """Someone who acts on jobs. Only operators decide."""
+
+    id: str
+    name: str
+    role: Role
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class Template:
+    """A job template: its step template keys in order (the keys ``CHECKS_BY_TEMPLATE`` uses)."""
+
+    key: str
+    title: str
+    steps: tuple[str, ...]
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class Job:
+    """A job made from a template, with its requirements and seeded inputs."""
+
+    id: str
+    template_key: str
+    title: str
+    state: JobState
+    requirements: dict[str, Any]
+    inputs: dict[str, Any]
+    created_by: str
+    """The id of the user who created the job."""
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a job."""
+
+    job_id: str
+    key: str
+    position: int
+    """0 for the template's first step."""
+    state: StepState
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class Transition:
+    """A ``JobTransition`` row: one state change of a job (``step_key`` None) or of a step."""
+
+    id: str
+    job_id: str
+    step_key: str | None
+    actor_id: str
+    at: datetime
+    from_state: str
+    """The state left; ``""`` for the creation of the job."""
+    to_state: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A user's claim of one attempt at one step; ``live`` until the attempt finishes."""
+
+    id: str
+    job_id: str
+    step_key: str
+    attempt_id: str
+    claimant_id: str
+    claimed_at: datetime
+    released_at: datetime | None
+    status: ClaimStatus
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One attempt at a step, kept by time; ``output`` None when the attempt broke."""
+
+    id: str
+    job_id: str
+    step_key: str
+    number: int
+    """1 for the step's first attempt."""
+    claim_id: str
+    started_at: datetime
+    finished_at: datetime | None
+    output: dict[str, Any] | None
+    note: str
+    feedback: list[str]
+    """The rejection reasons the step had been given when this attempt was claimed, oldest
+    first."""
+    status: AttemptStatus
+
+
+@dataclass(frozen=True)
+class Decision:
+    """An operator's verdict on a submitted attempt."""
+
+    id: str
+    attempt_id: str
+    job_id: str
+    step_key: str
+    operator_id: str
+    decision: DecisionKind
+    reason: str
+    at: datetime
