@@ -17,9 +17,10 @@ $(VENV)/.installed-dev: $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	touch $@ $(VENV)/.installed
 
-## run: replay every domain keyless on the embedded SQLite default and print the scorecards
+## run: replay every domain and every workflow scenario keyless on the embedded SQLite default
 run: $(VENV)/.installed
 	$(BIN)/agentic-eval run
+	$(BIN)/agentic-eval scenarios
 
 ## test: ruff lint + format check, pyright strict on src/, the real-data guard, pip-audit, pytest (network blocked; last, so its summary closes the output)
 test: lint typecheck guard audit pytest

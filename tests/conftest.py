@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,3 +23,48 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
     for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY"):
         monkeypatch.delenv(key, raising=False)
     yield home
+
+
+PG_ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+
+
+def _pg_up() -> bool:
+    try:
+        import psycopg
+
+        with psycopg.connect(
+            "host=127.0.0.1 port=5432 user=postgres dbname=test", connect_timeout=3
+        ):
+            return True
+    except Exception:
+        return False
+
+
+def _start_pg() -> None:
+    if shutil.which("pg_ctlcluster") is None or not Path("/etc/postgresql").is_dir():
+        return
+    version = sorted(p.name for p in Path("/etc/postgresql").iterdir())[-1]
+    subprocess.run(
+        ["pg_ctlcluster", "--skip-systemctl-redirect", version, "main", "start"],
+        check=False,
+        capture_output=True,
+        timeout=60,
+    )
+
+
+@pytest.fixture(scope="session")
+def pg_url() -> Iterator[str]:
+    """A fresh PostgreSQL database for this session (the server is started if it is down)."""
+    if not _pg_up():
+        _start_pg()
+    if not _pg_up():
+        pytest.skip("PostgreSQL is not reachable on 127.0.0.1:5432 and could not be started")
+    import psycopg
+
+    name = f"agentic_eval_test_{os.getpid()}"
+    with psycopg.connect("host=127.0.0.1 user=postgres dbname=test", autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')  # type: ignore[arg-type]
+        conn.execute(f'CREATE DATABASE "{name}"')  # type: ignore[arg-type]
+    yield f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
+    with psycopg.connect("host=127.0.0.1 user=postgres dbname=test", autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')  # type: ignore[arg-type]

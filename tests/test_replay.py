@@ -18,7 +18,10 @@ from agentic_eval.domains.retail_ops.fixtures import FIXTURES_PATH
 
 REPO = Path(__file__).resolve().parent.parent
 RECORDINGS = REPO / "evals" / "recordings"
-COMMITTED = sorted(p for p in RECORDINGS.glob("*/*") if p.is_dir())
+WORKFLOW_SUITES = {"lead_intelligence"}  # scenario recordings: tests/test_workflow_scenarios.py
+COMMITTED = sorted(
+    p for p in RECORDINGS.glob("*/*") if p.is_dir() and p.parent.name not in WORKFLOW_SUITES
+)
 
 
 @pytest.fixture

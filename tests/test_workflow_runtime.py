@@ -31,7 +31,6 @@ from agentic_eval.workflow import (
     Workflow,
     WorkflowError,
 )
-from test_store import pg_url  # noqa: F401  (the session's throwaway PostgreSQL database)
 
 STEPS = ("research", "synthesize", "draft_offer")
 TEMPLATE = "lead_intelligence"

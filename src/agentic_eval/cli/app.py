@@ -13,6 +13,8 @@ from agentic_eval.cli.model import model
 from agentic_eval.cli.mutants import mutants
 from agentic_eval.cli.report import report
 from agentic_eval.cli.run import run
+from agentic_eval.cli.scenarios import scenarios_cmd
+from agentic_eval.cli.step import step
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -37,3 +39,5 @@ cli.add_command(mutants)
 cli.add_command(report)
 cli.add_command(history)
 cli.add_command(baseline)
+cli.add_command(step)
+cli.add_command(scenarios_cmd, name="scenarios")

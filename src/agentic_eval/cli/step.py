@@ -1,0 +1,178 @@
+"""``agentic-eval step``: run one workflow step once, verbosely (the product's ``wf_step``)."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import click
+
+from agentic_eval.backends.spec import DEFAULT_RETRIES, DEFAULT_TIMEOUT
+from agentic_eval.cli.run import FiniteFloat
+from agentic_eval.core.settings import DEFAULT_MAX_TURNS
+from agentic_eval.evaluation.scenario import MAX_REJECTIONS
+from agentic_eval.recordings.layout import DEFAULT_RECORDINGS
+
+StepMode = Literal["scripted", "replay", "live"]
+
+
+@dataclass(frozen=True)
+class StepOptions:
+    """What the user asked ``step`` to do, typed."""
+
+    scenario: str | None
+    job: str | None
+    step_key: str | None
+    mode: StepMode
+    agent: str | None
+    provider: str | None
+    model: str | None
+    base_url: str | None
+    record: bool
+    recordings: Path
+    show_prompt: bool
+    interactive: bool
+    max_turns: int
+    retries: int
+    timeout: float
+
+
+@click.command()
+@click.option("--scenario", default=None, help="A registered scenario (see --list).")
+@click.option("--job", default=None, help="Replay a real job's step, as its first attempt saw it.")
+@click.option(
+    "--step",
+    "step_key",
+    default=None,
+    help="With --job: which step (default: the first claimed step not yet approved).",
+)
+@click.option("--list", "list_only", is_flag=True, help="List the registered scenarios and exit.")
+@click.option(
+    "--backend",
+    type=click.Choice(["scripted", "replay", "live"]),
+    default=None,
+    help="scripted (default): a scripted agent. replay: a recorded attempt, keyless. "
+    "live: a model through --provider.",
+)
+@click.option(
+    "--agent",
+    default=None,
+    help="scripted: the agent (default: the scenario's). "
+    "replay: whose recording. live: the label recordings are filed under.",
+)
+@click.option(
+    "--provider", default=None, help="Live provider: anthropic or openai (implies --backend live)."
+)
+@click.option("--model", default=None, help="Model name for live runs.")
+@click.option("--base-url", default=None, help="Provider base URL (local or proxy servers).")
+@click.option(
+    "--record",
+    is_flag=True,
+    help="Write each attempt's transcript under "
+    "--recordings (attempt n of --interactive is sample n-1).",
+)
+@click.option(
+    "--recordings",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=DEFAULT_RECORDINGS,
+    show_default=True,
+    help="Root folder of the recordings.",
+)
+@click.option("--show-prompt", is_flag=True, help="Print every prompt and every response.")
+@click.option(
+    "--interactive",
+    is_flag=True,
+    help=f"After each attempt, approve or reject it; a rejection's reason is fed back as "
+    f"feedback to the next attempt (at most {MAX_REJECTIONS} rejections).",
+)
+@click.option(
+    "--max-turns",
+    type=click.IntRange(1, 200),
+    default=DEFAULT_MAX_TURNS,
+    show_default=True,
+    help="Model turns per attempt.",
+)
+@click.option(
+    "--retries",
+    type=click.IntRange(0, 20),
+    default=DEFAULT_RETRIES,
+    show_default=True,
+    help="Retries of transient provider errors (live).",
+)
+@click.option(
+    "--timeout",
+    type=FiniteFloat(0.1, 3600),
+    default=DEFAULT_TIMEOUT,
+    show_default=True,
+    help="Seconds per provider request (live).",
+)
+def step(
+    scenario: str | None,
+    job: str | None,
+    step_key: str | None,
+    list_only: bool,
+    backend: StepMode | None,
+    agent: str | None,
+    provider: str | None,
+    model: str | None,
+    base_url: str | None,
+    record: bool,
+    recordings: Path,
+    show_prompt: bool,
+    interactive: bool,
+    max_turns: int,
+    retries: int,
+    timeout: float,
+) -> int:
+    """Run one workflow step once, verbosely, inside a real job.
+
+    \b
+    The job is seeded through the workflow services (template, transitions, upstream steps
+    approved, earlier rejections), the agent's attempt is claimed, run with the stubbed tools,
+    finished through the service and judged by the scenario's checks (the template's universal
+    checks included). Jobs live in the store ($AGENTIC_EVAL_HOME or AGENTIC_EVAL_DATABASE_URL).
+    Exit 0 passed, 1 check_failed or error, 2 usage error or transient.
+    \b
+    Examples:
+      agentic-eval step --list
+      agentic-eval step --scenario synthesize.missing_revenue --agent hallucinating
+      agentic-eval step --scenario synthesize.after_rejection --show-prompt
+      agentic-eval step --scenario synthesize.missing_revenue --agent learner --interactive
+      agentic-eval step --scenario synthesize.grounded --backend replay --agent reference
+      agentic-eval step --job 6f1c... --step synthesize --agent reference
+    """
+    from agentic_eval.cli.step_run import execute_step, list_scenarios
+
+    if list_only:
+        return list_scenarios()
+    if (scenario is None) == (job is None):
+        raise click.UsageError("pass exactly one of --scenario NAME or --job ID")
+    if step_key is not None and job is None:
+        raise click.UsageError("--step applies to --job (a scenario pins its step)")
+    mode: StepMode = backend or ("live" if provider else "scripted")
+    if mode == "live" and (not provider or not model):
+        raise click.UsageError("a live step needs --provider and --model")
+    if mode != "live" and (provider or base_url or model):
+        raise click.UsageError("--provider, --model and --base-url apply to live steps only")
+    if mode == "replay" and record:
+        raise click.UsageError("--record applies to scripted and live steps, not replay")
+    options = StepOptions(
+        scenario=scenario,
+        job=job,
+        step_key=step_key,
+        mode=mode,
+        agent=agent,
+        provider=provider,
+        model=model,
+        base_url=base_url,
+        record=record,
+        recordings=recordings,
+        show_prompt=show_prompt,
+        interactive=interactive,
+        max_turns=max_turns,
+        retries=retries,
+        timeout=timeout,
+    )
+    return asyncio.run(execute_step(options))

@@ -1,0 +1,208 @@
+"""The work behind ``agentic-eval step``: build the backend, run the attempt(s), print them."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+from agentic_eval.agent.loop import Limits
+from agentic_eval.backends.base import AuthenticationFailed, BackendError, ModelBackend
+from agentic_eval.backends.scripted import ScriptedBackend
+from agentic_eval.backends.spec import BackendSpec, live_backend_from_spec
+from agentic_eval.cli.step_view import ShowingBackend, echo, print_attempt, print_header
+from agentic_eval.core.realdata import inside_git_work_tree
+from agentic_eval.core.text import one_line
+from agentic_eval.domains.fixtures import FixtureError
+from agentic_eval.evaluation.scenario import (
+    MAX_REJECTIONS,
+    OPERATOR,
+    StepRun,
+    reject_and_retry,
+    run_scenario,
+)
+from agentic_eval.evaluation.settings import RunSettings
+from agentic_eval.recordings.files import RecordingError, list_agents
+from agentic_eval.recordings.layout import LabelError, agent_dir, check_label
+from agentic_eval.recordings.record import RecordingBackend
+from agentic_eval.recordings.replay import ReplayBackend
+from agentic_eval.store.db import Store, StoreError
+from agentic_eval.workflow.errors import WorkflowError
+from agentic_eval.workflow.scenarios import (
+    AgentScenario,
+    UnknownScenario,
+    get_scenario,
+    scenarios,
+    scripted_agents,
+)
+from agentic_eval.workflow.service import Workflow
+
+if TYPE_CHECKING:
+    from agentic_eval.cli.step import StepOptions
+
+
+def list_scenarios() -> int:
+    """One line per registered scenario."""
+    try:
+        found = scenarios()
+    except FixtureError as exc:
+        raise click.ClickException(one_line(str(exc))) from None
+    for s in found.values():
+        checks = ", ".join(c.name for c in s.all_checks())
+        echo(
+            f"{s.name}\t{s.workflow.key}/{s.template}\tagent {s.agent}\t"
+            f"max failure rate {s.max_failure_rate:g}\tchecks: {checks}\t{s.description}"
+        )
+    return 0
+
+
+def _scenario(o: StepOptions, wf: Workflow) -> AgentScenario:
+    try:
+        if o.scenario is not None:
+            return get_scenario(o.scenario)
+        from agentic_eval.corpus.jobs import scenario_from_job
+
+        assert o.job is not None
+        return scenario_from_job(wf, o.job, o.step_key)
+    except (UnknownScenario, WorkflowError) as exc:
+        raise click.UsageError(one_line(str(exc))) from None
+    except FixtureError as exc:
+        raise click.ClickException(one_line(str(exc))) from None
+
+
+def _backend(o: StepOptions, s: AgentScenario) -> tuple[ModelBackend, RunSettings]:
+    limits = Limits(max_turns=o.max_turns)
+    if o.mode == "scripted":
+        name = o.agent or s.agent
+        agents = scripted_agents(s.workflow.key)
+        if name not in agents:
+            known = ", ".join(agents) or "none"
+            raise click.UsageError(f"{s.workflow.key} has no scripted agent {name!r} ({known})")
+        settings = RunSettings(
+            model=f"scripted:{name}", limits=limits, max_failure_rate=s.max_failure_rate
+        )
+        return ScriptedBackend(name, agents[name]), settings
+    if o.mode == "replay":
+        agent = o.agent or s.agent
+        recorded = list_agents(o.recordings, s.workflow.key)
+        if agent not in recorded:
+            known = ", ".join(recorded) or "none"
+            raise click.UsageError(
+                f"no recordings of agent {agent!r} for {s.workflow.key} under {o.recordings} "
+                f"(recorded: {known})"
+            )
+        try:
+            backend = ReplayBackend(agent_dir(o.recordings, s.workflow.key, agent))
+        except RecordingError as exc:
+            raise click.ClickException(one_line(str(exc))) from None
+        if not any(case == s.name for case, _ in backend.paths):
+            raise click.UsageError(
+                f"no recording of scenario {s.name} by {agent!r} under {o.recordings}"
+            )
+        params = backend.parameters()
+        return backend, RunSettings.from_parameters(backend.info().model, params)
+    assert o.provider is not None and o.model is not None
+    if o.agent is not None:
+        try:
+            check_label(o.agent)
+        except LabelError as exc:
+            raise click.UsageError(f"--agent: {exc}") from None
+    spec = BackendSpec(
+        kind="live",
+        provider=o.provider,
+        model=o.model,
+        base_url=o.base_url,
+        label=o.agent,
+        retries=o.retries,
+        timeout=o.timeout,
+    )
+    try:
+        backend = live_backend_from_spec(spec)
+    except BackendError as exc:
+        raise click.ClickException(one_line(str(exc))) from None
+    return backend, RunSettings(model=o.model, limits=limits, max_failure_rate=s.max_failure_rate)
+
+
+def _exit_code(run: StepRun) -> int:
+    if run.case.reproduced is False:
+        return 1
+    kind = run.outcome.kind
+    return 0 if kind == "passed" else 2 if kind == "transient" else 1
+
+
+async def _interact(
+    wf: Workflow, s: AgentScenario, run: StepRun, backend: ModelBackend, settings: RunSettings
+) -> StepRun:
+    rejections = 0
+    while True:
+        transcript = run.case.transcript
+        if transcript is None or transcript.output is None:
+            echo("the attempt submitted no valid output: there is nothing to approve or reject")
+            return run
+        if rejections >= MAX_REJECTIONS:
+            echo(f"{MAX_REJECTIONS} rejections: the loop ends; the step stays pending")
+            return run
+        choice = click.prompt(
+            "operator decision",
+            type=click.Choice(["approve", "reject", "quit"]),
+            show_choices=True,
+        )
+        if choice == "quit":
+            echo("left undecided: the attempt stays submitted")
+            return run
+        if choice == "approve":
+            operator = wf.ensure_user(OPERATOR, role="operator")
+            wf.decide(run.attempt_id, operator.id, "approve")
+            echo(f"approved: step {run.step_key} of job {run.job_id}")
+            return run
+        reason = ""
+        while not reason.strip():
+            reason = str(click.prompt("rejection reason (fed back to the agent)"))
+        rejections += 1
+        echo(f"=== rejected ({rejections}/{MAX_REJECTIONS}): {reason.strip()}")
+        run = await reject_and_retry(
+            wf,
+            run,
+            reason.strip(),
+            workflow=s.workflow,
+            backend=backend,
+            settings=settings,
+            case_id=s.name,
+            extra_checks=s.checks,
+            external_fixtures=s.external_fixtures,
+        )
+        print_attempt(run)
+
+
+async def execute_step(o: StepOptions) -> int:
+    """Run the step (and, with ``--interactive``, the operator's rejection rounds)."""
+    try:
+        store = Store()
+        wf = Workflow(store)
+    except StoreError as exc:
+        raise click.ClickException(one_line(str(exc))) from None
+    s = _scenario(o, wf)
+    backend, settings = _backend(o, s)
+    if o.record:
+        if s.external_fixtures and inside_git_work_tree(o.recordings):
+            raise click.UsageError(
+                f"{s.name} uses real fixtures from EVAL_FIXTURE_DIR: refusing to record into "
+                f"{o.recordings}, inside a git repository; pass --recordings DIR outside it"
+            )
+        backend = RecordingBackend(backend, o.recordings)
+    if o.show_prompt:
+        backend = ShowingBackend(backend)
+    info = backend.info()
+    print_header(s, info.agent, f"{o.mode}, {info.model}")
+    try:
+        run = await run_scenario(wf, s, backend, settings)
+        print_attempt(run)
+        if o.interactive:
+            run = await _interact(wf, s, run, backend, settings)
+    except AuthenticationFailed as exc:
+        raise click.ClickException(one_line(f"{o.provider}: {exc}")) from None
+    except (WorkflowError, StoreError, RecordingError) as exc:
+        raise click.ClickException(one_line(str(exc))) from None
+    finally:
+        await backend.aclose()
+    return _exit_code(run)

@@ -1,0 +1,196 @@
+"""run_scenario: one agent attempt at one workflow step, inside a real job, judged by checks.
+
+It seeds a real job through the workflow services (real template keys, real transitions, the
+upstream steps claimed, finished and approved, earlier attempts rejected with their reasons),
+claims the step for the agent, runs the agent with the stubbed tools as the same task
+specification a domain case becomes, finishes the attempt through the service, and applies the
+scenario's checks. It never raises for agent failures: a bad run is an outcome.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from agentic_eval.backends.base import ModelBackend
+from agentic_eval.checks.base import Check
+from agentic_eval.core.results import Outcome
+from agentic_eval.evaluation.runner import CaseRun, run_case
+from agentic_eval.evaluation.settings import RunSettings
+from agentic_eval.workflow.records import User
+from agentic_eval.workflow.scenarios import AgentScenario
+from agentic_eval.workflow.service import Workflow
+from agentic_eval.workflow.steps import WorkflowDefinition, step_task
+
+OPERATOR = "eval-operator"
+"""The operator user who seeds scenario jobs and approves or rejects their steps."""
+MAX_REJECTIONS = 3
+"""``step --interactive``: how many times the operator may reject before the loop ends."""
+SEEDER = "eval-seeder"
+"""The worker user whose attempts stand for the seeded upstream steps and earlier rejections."""
+
+
+@dataclass(frozen=True)
+class StepRun:
+    """One attempt at one step: where it lives in the workflow, and how it was judged."""
+
+    job_id: str
+    step_key: str
+    claim_id: str
+    attempt_id: str
+    attempt_number: int
+    feedback: tuple[str, ...]
+    """The operator feedback this attempt was given (shown in its prompt)."""
+    case: CaseRun
+
+    @property
+    def outcome(self) -> Outcome:
+        """passed, check_failed, error or transient."""
+        return self.case.result.outcome
+
+
+def agent_user(wf: Workflow, backend: ModelBackend) -> User:
+    """The workflow user an agent's claims are made by."""
+    return wf.ensure_user(f"agent:{backend.info().agent}", role="agent")
+
+
+def seed_job(wf: Workflow, scenario: AgentScenario) -> str:
+    """Create the scenario's job and bring it, through the services, to where the agent starts.
+
+    Returns:
+        The job id.
+    """
+    flow = scenario.workflow
+    operator = wf.ensure_user(OPERATOR, role="operator")
+    seeder = wf.ensure_user(SEEDER, role="worker")
+    wf.ensure_template(flow.key, flow.step_keys(), title=flow.title)
+    job = wf.create_job(
+        flow.key,
+        created_by=operator.id,
+        requirements=scenario.requirements,
+        inputs=scenario.inputs,
+        title=f"scenario {scenario.name}",
+    )
+    for key in flow.upstream(scenario.template):
+        claim = wf.claim_step(job.id, key, seeder.id)
+        attempt = wf.finish_attempt(claim.id, scenario.upstream[key], note="seeded upstream")
+        wf.decide(attempt.id, operator.id, "approve")
+    for output, reason in scenario.rejections:
+        claim = wf.claim_step(job.id, scenario.template, seeder.id)
+        attempt = wf.finish_attempt(claim.id, output, note="seeded earlier attempt")
+        wf.decide(attempt.id, operator.id, "reject", reason)
+    return job.id
+
+
+async def attempt_step(
+    wf: Workflow,
+    job_id: str,
+    step_key: str,
+    *,
+    workflow: WorkflowDefinition,
+    backend: ModelBackend,
+    settings: RunSettings,
+    case_id: str,
+    extra_checks: Sequence[Check] = (),
+    sample: int = 0,
+    external_fixtures: str | None = None,
+) -> StepRun:
+    """Claim ``step_key`` of a job for the agent, run it, and finish the attempt.
+
+    The agent sees the job's requirements and inputs, the upstream outputs approved as of its
+    claim, and every earlier rejection reason. An output that validated is submitted for an
+    operator's decision (whatever the checks said: the operator decides, the eval judges); an
+    attempt with no valid output fails and the step goes back to pending.
+    """
+    claim = wf.claim_step(job_id, step_key, agent_user(wf, backend).id)
+    job = wf.job(job_id)
+    attempt = next(a for a in wf.attempts(job_id, step_key) if a.id == claim.attempt_id)
+    spec = step_task(
+        workflow,
+        step_key,
+        case_id=case_id,
+        requirements=job.requirements,
+        inputs=job.inputs,
+        upstream=wf.outputs_as_of(job_id, claim.claimed_at),
+        feedback=attempt.feedback,
+        extra_checks=extra_checks,
+        limits=settings.limits,
+        sample=sample,
+        external_fixtures=external_fixtures,
+    )
+    try:
+        case = await run_case(spec, backend, settings)
+    except BaseException as exc:  # interrupted or refused: the claim must not stay live
+        wf.finish_attempt(claim.id, None, note=f"interrupted: {type(exc).__name__}")
+        raise
+    outcome = case.result.outcome
+    transcript = case.transcript
+    output = transcript.output if transcript is not None else None
+    note = outcome.kind + (f": {outcome.reason}" if outcome.reason else "")
+    wf.finish_attempt(claim.id, output, note=note)
+    return StepRun(
+        job_id=job_id,
+        step_key=step_key,
+        claim_id=claim.id,
+        attempt_id=attempt.id,
+        attempt_number=attempt.number,
+        feedback=tuple(attempt.feedback),
+        case=case,
+    )
+
+
+async def run_scenario(
+    wf: Workflow,
+    scenario: AgentScenario,
+    backend: ModelBackend,
+    settings: RunSettings,
+    *,
+    sample: int = 0,
+) -> StepRun:
+    """Seed the scenario's job, run the agent's attempt at its step, and judge it.
+
+    Never raises for agent, provider or suite-code failures: each is an outcome.
+    """
+    job_id = seed_job(wf, scenario)
+    return await attempt_step(
+        wf,
+        job_id,
+        scenario.template,
+        workflow=scenario.workflow,
+        backend=backend,
+        settings=settings,
+        case_id=scenario.name,
+        extra_checks=scenario.checks,
+        sample=sample,
+        external_fixtures=scenario.external_fixtures,
+    )
+
+
+async def reject_and_retry(
+    wf: Workflow,
+    previous: StepRun,
+    reason: str,
+    *,
+    workflow: WorkflowDefinition,
+    backend: ModelBackend,
+    settings: RunSettings,
+    case_id: str,
+    extra_checks: Sequence[Check] = (),
+    external_fixtures: str | None = None,
+) -> StepRun:
+    """The operator rejects ``previous`` with ``reason``; the agent tries again with it as
+    feedback (the next sample index, so a recording keeps every round)."""
+    operator = wf.ensure_user(OPERATOR, role="operator")
+    wf.decide(previous.attempt_id, operator.id, "reject", reason)
+    return await attempt_step(
+        wf,
+        previous.job_id,
+        previous.step_key,
+        workflow=workflow,
+        backend=backend,
+        settings=settings,
+        case_id=case_id,
+        extra_checks=extra_checks,
+        sample=previous.case.result.sample + 1,
+        external_fixtures=external_fixtures,
+    )

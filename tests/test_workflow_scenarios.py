@@ -1,0 +1,260 @@
+"""run_scenario seeds a real job through the workflow services, and ``agentic-eval step`` runs
+one step verbosely: checks named, feedback in the prompt, rejection rounds from stdin, replay."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Generator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentic_eval.backends.scripted import Action, AgentTask, ScriptedBackend, ToolReply
+from agentic_eval.cli.main import main
+from agentic_eval.evaluation.scenario import OPERATOR, run_scenario
+from agentic_eval.evaluation.settings import RunSettings
+from agentic_eval.recordings.layout import agent_dir
+from agentic_eval.store.db import Store
+from agentic_eval.workflow.lead_intel.agents import AGENTS
+from agentic_eval.workflow.lead_intel.scenarios import REJECTION
+from agentic_eval.workflow.scenarios import get_scenario, scenarios
+from agentic_eval.workflow.service import Workflow
+
+REPO = Path(__file__).resolve().parent.parent
+RECORDINGS = REPO / "evals" / "recordings"
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def wf(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Workflow]:
+    if request.param == "sqlite":
+        store = Store(f"sqlite:///{tmp_path / 'wf.db'}")
+    else:
+        store = Store(request.getfixturevalue("pg_url"))
+    yield Workflow(store)
+    store.engine.dispose()
+
+
+def _scripted(agent: str) -> ScriptedBackend:
+    return ScriptedBackend(agent, AGENTS[agent])
+
+
+def _run(wf: Workflow, name: str, agent: str) -> Any:
+    return asyncio.run(
+        run_scenario(wf, get_scenario(name), _scripted(agent), RunSettings(f"scripted:{agent}"))
+    )
+
+
+def test_run_scenario_leaves_the_job_as_the_real_services_wrote_it(wf: Workflow) -> None:
+    s = get_scenario("draft_offer.price_from_notes")
+    run = _run(wf, s.name, "reference")
+    assert run.outcome.kind == "passed"
+    job = wf.job(run.job_id)
+    assert job.template_key == s.workflow.key and job.state == "in_progress"
+    assert job.requirements == dict(s.requirements) and job.inputs == dict(s.inputs)
+    states = {st.key: st.state for st in wf.steps(run.job_id)}
+    upstream = s.workflow.upstream(s.template)
+    assert states == {**dict.fromkeys(upstream, "approved"), s.template: "submitted"}
+    claims = wf.claims(run.job_id)
+    assert len(claims) == len(upstream) + 1
+    assert all(c.status == "released" for c in claims)
+    assert claims[-1].id == run.claim_id
+    (attempt,) = wf.attempts(run.job_id, s.template)
+    assert attempt.id == run.attempt_id and attempt.status == "submitted"
+    assert run.case.transcript is not None and attempt.output == run.case.transcript.output
+    decisions = wf.decisions(run.job_id)
+    assert [d.decision for d in decisions] == ["approve"] * len(upstream)
+    moves = [(t.step_key, t.from_state, t.to_state) for t in wf.transitions(run.job_id)]
+    assert (None, "open", "in_progress") in moves
+    assert (s.template, "pending", "claimed") in moves
+    assert moves[-1] == (s.template, "claimed", "submitted")
+
+
+def test_after_rejection_the_agent_sees_the_reason_through_the_services(wf: Workflow) -> None:
+    run = _run(wf, "synthesize.after_rejection", "reference")
+    assert run.outcome.kind == "passed"
+    assert run.feedback == (REJECTION,) and run.attempt_number == 2
+    first, second = wf.attempts(run.job_id, "synthesize")
+    assert first.status == "rejected" and second.feedback == [REJECTION]
+    rejected = [d for d in wf.decisions(run.job_id) if d.decision == "reject"]
+    assert [d.reason for d in rejected] == [REJECTION]
+    assert run.case.transcript is not None
+    assert REJECTION in run.case.transcript.turns[0].appended[0].text()
+
+
+def test_an_agent_failure_is_an_outcome_and_the_claim_is_released(wf: Workflow) -> None:
+    def quits(task: AgentTask) -> Generator[Action, list[ToolReply], None]:
+        del task
+        return
+        yield  # a generator that stops without submitting
+
+    s = get_scenario("synthesize.grounded")
+    run = asyncio.run(run_scenario(wf, s, ScriptedBackend("quits", quits), RunSettings("x")))
+    assert run.outcome.kind == "error"
+    (attempt,) = wf.attempts(run.job_id, s.template)
+    assert attempt.status == "failed" and attempt.output is None
+    assert {st.key: st.state for st in wf.steps(run.job_id)}[s.template] == "pending"
+    assert all(c.status == "released" for c in wf.claims(run.job_id))
+
+
+def _step(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    code = main(["step", *args])
+    captured = capsys.readouterr()
+    return code, captured.out + captured.err
+
+
+@pytest.mark.parametrize(
+    ("name", "check"),
+    [
+        ("synthesize.missing_revenue", "assert_revenue_not_on_file"),
+        ("synthesize.grounded", "assert_facts_grounded"),
+        ("draft_offer.price_from_notes", "assert_price_from_notes"),
+    ],
+)
+def test_step_names_the_check_that_catches_the_hallucination(
+    capsys: pytest.CaptureFixture[str], name: str, check: str
+) -> None:
+    code, out = _step(capsys, "--scenario", name, "--agent", "hallucinating")
+    assert code == 1
+    assert "outcome: check_failed" in out and f"FAIL  {check}" in out
+    code, out = _step(capsys, "--scenario", name, "--agent", "reference")
+    assert code == 0 and "outcome: passed" in out and "FAIL" not in out
+
+
+def test_show_prompt_prints_the_feedback_and_the_corrected_output_passes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out = _step(capsys, "--scenario", "synthesize.after_rejection", "--show-prompt")
+    assert code == 0, out
+    prompt = out.split("--- prompt (turn 0): user ---", 1)[1].split("--- response", 1)[0]
+    assert REJECTION in prompt
+    assert "--- response (turn 1) ---" in out and "[call submit]" in out
+    assert "outcome: passed" in out
+
+
+def test_interactive_runs_three_rejection_rounds_from_stdin(tmp_path: Path) -> None:
+    reasons = ["round one: the revenue is invented", "round two: still wrong", "round three: no"]
+    stdin = "".join(f"reject\n{r}\n" for r in reasons)
+    env = {**os.environ, "AGENTIC_EVAL_HOME": str(tmp_path / "home")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "agentic_eval", "step", "--scenario", "synthesize.missing_revenue",
+         "--agent", "hallucinating", "--interactive", "--show-prompt"],
+        input=stdin, capture_output=True, text=True, env=env, timeout=120, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stderr
+    rounds = proc.stdout.split("=== rejected (")
+    assert len(rounds) == 4
+    for n, (reason, text) in enumerate(zip(reasons, rounds[1:], strict=True), 1):
+        assert text.startswith(f"{n}/3): {reason}")
+        prompt = text.split("--- prompt (turn 0): user ---", 1)[1].split("--- response", 1)[0]
+        for earlier in reasons[:n]:
+            assert earlier in prompt  # every reason so far is fed back, oldest first
+    assert "3 rejections: the loop ends" in rounds[-1]
+    store = Workflow(Store(f"sqlite:///{tmp_path / 'home' / 'agentic-eval.db'}"))
+    (job,) = store.jobs()
+    attempts = store.attempts(job.id, "synthesize")
+    assert [a.number for a in attempts] == [1, 2, 3, 4]
+    assert [a.feedback for a in attempts] == [reasons[:n] for n in range(4)]
+
+
+def test_interactive_approval_is_recorded_as_the_operators(tmp_path: Path) -> None:
+    env = {**os.environ, "AGENTIC_EVAL_HOME": str(tmp_path / "home")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "agentic_eval", "step", "--scenario", "synthesize.grounded",
+         "--interactive"],
+        input="approve\n", capture_output=True, text=True, env=env, timeout=120, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    store = Workflow(Store(f"sqlite:///{tmp_path / 'home' / 'agentic-eval.db'}"))
+    (job,) = store.jobs()
+    last = store.decisions(job.id)[-1]
+    assert last.decision == "approve"
+    operator = store.ensure_user(OPERATOR, role="operator")
+    assert last.operator_id == operator.id
+    assert {s.key: s.state for s in store.steps(job.id)}["synthesize"] == "approved"
+
+
+def test_step_job_replays_a_real_jobs_step_without_touching_it(
+    capsys: pytest.CaptureFixture[str], isolated_home: Path
+) -> None:
+    wf = Workflow(Store(f"sqlite:///{isolated_home / 'agentic-eval.db'}"))
+    original = _run(wf, "synthesize.missing_revenue", "hallucinating")
+    before = (len(wf.claims(original.job_id)), len(wf.transitions(original.job_id)))
+    code, out = _step(capsys, "--job", original.job_id, "--agent", "reference")
+    assert code == 0 and "outcome: passed" in out
+    assert f"job.{original.job_id}.synthesize" in out
+    assert (len(wf.claims(original.job_id)), len(wf.transitions(original.job_id))) == before
+    code, out = _step(capsys, "--job", original.job_id, "--agent", "hallucinating")
+    assert code == 1 and "FAIL  assert_facts_grounded" in out  # the universal check runs
+
+
+def test_record_then_replay_reproduces_and_every_committed_recording_replays(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    rec = tmp_path / "rec"
+    name = "synthesize.missing_revenue"
+    code, _ = _step(capsys, "--scenario", name, "--agent", "learner", "--record",
+                    "--recordings", str(rec))  # fmt: skip
+    assert code == 1
+    code, out = _step(capsys, "--scenario", name, "--agent", "learner", "--backend", "replay",
+                      "--recordings", str(rec))  # fmt: skip
+    assert code == 1 and "NOT reproduced" not in out and "outcome: check_failed" in out
+    for s in scenarios().values():
+        for agent in ("reference", "hallucinating"):
+            assert (agent_dir(RECORDINGS, s.workflow.key, agent) / f"{s.name}.json").is_file()
+            code, out = _step(capsys, "--scenario", s.name, "--agent", agent, "--backend",
+                              "replay")  # fmt: skip
+            assert "NOT reproduced" not in out
+            assert code == (0 if agent == "reference" else 1), out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--scenario", "nope"],
+        ["--scenario", "synthesize.grounded", "--job", "x"],
+        [],
+        ["--job", "no-such-job"],
+        ["--scenario", "synthesize.grounded", "--step", "research"],
+        ["--scenario", "synthesize.grounded", "--agent", "nobody"],
+        ["--scenario", "synthesize.grounded", "--backend", "replay", "--agent", "nobody"],
+    ],
+)
+def test_usage_errors_exit_2_on_one_line(
+    capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    code = main(["step", *argv])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_real_scenario_fixtures_are_marked_refused_in_a_repository_and_caught_by_the_guard(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agentic_eval.workflow.lead_intel.fixtures import COMMITTED, SUITE
+
+    repo = tmp_path / "repo"
+    real = repo / "customer-fixtures" / SUITE
+    real.mkdir(parents=True)
+    shutil.copy(COMMITTED, real / "sources.json")
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    monkeypatch.setenv("EVAL_FIXTURE_DIR", str(repo / "customer-fixtures"))
+    name = "synthesize.grounded"
+    code, out = _step(capsys, "--scenario", name, "--record", "--recordings", str(repo / "rec"))
+    assert code == 2 and "refusing to record" in out
+    outside = tmp_path / "outside"
+    code, _ = _step(capsys, "--scenario", name, "--record", "--recordings", str(outside))
+    assert code == 0
+    (written,) = (outside / SUITE / "reference").glob("*.json")
+    assert '"external_fixtures"' in written.read_text(encoding="utf-8")
+    assert main(["guard", "--repo", str(repo)]) == 0  # nothing tracked yet
+    subprocess.run(["git", "add", "customer-fixtures"], cwd=repo, check=True)
+    assert main(["guard", "--repo", str(repo)]) == 1
+    assert f"customer-fixtures/{SUITE}/sources.json: lies under EVAL_FIXTURE_DIR" in (
+        capsys.readouterr().err
+    )
