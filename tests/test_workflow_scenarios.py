@@ -4,6 +4,7 @@ one step verbosely: checks named, feedback in the prompt, rejection rounds from 
 from __future__ import annotations
 
 import asyncio
+import io
 import os
 import shutil
 import subprocess
@@ -258,3 +259,46 @@ def test_real_scenario_fixtures_are_marked_refused_in_a_repository_and_caught_by
     assert f"customer-fixtures/{SUITE}/sources.json: lies under EVAL_FIXTURE_DIR" in (
         capsys.readouterr().err
     )
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai"])
+def test_a_live_step_records_and_its_rejection_rounds_replay(
+    provider: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The live path (SDK, wire, loop, tools, checks, services) against the local fake provider,
+    answering as the learner: wrong at first, right once the feedback names the revenue."""
+    from agentic_eval.backends.scripted import respond
+    from agentic_eval.core import ModelRequest, ModelResponse
+    from agentic_eval.testing import FakeProvider
+
+    def learner(request: ModelRequest) -> ModelResponse:
+        return respond(AGENTS["learner"], request)
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY", "k")
+    rec = tmp_path / "rec"
+    name = "synthesize.missing_revenue"
+    with FakeProvider(learner) as fake:
+        url = fake.anthropic_base_url if provider == "anthropic" else fake.openai_base_url
+        live = ["--provider", provider, "--base-url", url, "--model", "fake-model"]
+        monkeypatch.setattr(
+            "sys.stdin", io.StringIO("reject\nthe revenue figure is invented\nquit\n")
+        )
+        code, out = _step(capsys, "--scenario", name, *live, "--interactive", "--record",
+                          "--recordings", str(rec), "--agent", "fake")  # fmt: skip
+    assert code == 0, out
+    assert out.count("outcome: check_failed") == 1 and out.count("outcome: passed") == 1
+    assert sorted(p.name for p in (rec / "lead_intelligence" / "fake").iterdir()) == [
+        f"{name}.json",
+        f"{name}@1.json",
+    ]
+    monkeypatch.setattr("sys.stdin", io.StringIO("reject\nthe revenue figure is invented\nquit\n"))
+    code, out = _step(capsys, "--scenario", name, "--backend", "replay", "--agent", "fake",
+                      "--recordings", str(rec), "--interactive")  # fmt: skip
+    assert code == 0 and "NOT reproduced" not in out and "outcome: passed" in out
+    monkeypatch.setattr("sys.stdin", io.StringIO("reject\nsomething else entirely\nquit\n"))
+    code, out = _step(capsys, "--scenario", name, "--backend", "replay", "--agent", "fake",
+                      "--recordings", str(rec), "--interactive")  # fmt: skip
+    assert code == 1 and "NOT reproduced" in out  # a different reason is a different prompt
