@@ -73,6 +73,17 @@ def test_run_scenario_leaves_the_job_as_the_real_services_wrote_it(wf: Workflow)
     assert (None, "open", "in_progress") in moves
     assert (s.template, "pending", "claimed") in moves
     assert moves[-1] == (s.template, "claimed", "submitted")
+    (eval_run,) = [
+        r for r in wf.store.runs() if (r.settings or {}).get("workflow_attempt") == attempt.id
+    ]
+    assert (eval_run.domain, eval_run.mode, eval_run.status) == (
+        s.workflow.key,
+        "scripted",
+        "finished",
+    )
+    (sample,) = wf.store.samples(eval_run.id)
+    assert (sample.case_id, sample.outcome) == (s.name, "passed")
+    assert sample.transcript is not None  # not recorded to a file: the row keeps the transcript
 
 
 def test_after_rejection_the_agent_sees_the_reason_through_the_services(wf: Workflow) -> None:

@@ -56,7 +56,7 @@ async def _replay_all(recordings: Path, only: str | None) -> tuple[list[str], in
             for s in found.values():
                 if s.workflow.key != key or s.name not in recorded:
                     continue
-                run = await run_scenario(wf, s, backend, settings)
+                run = await run_scenario(wf, s, backend, settings, mode="replay")
                 failures += run.case.reproduced is not True
                 lines.append(_row(s, agent, produced, run))
     return lines, failures

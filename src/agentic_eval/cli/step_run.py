@@ -38,7 +38,7 @@ from agentic_eval.workflow.scenarios import (
 from agentic_eval.workflow.service import Workflow
 
 if TYPE_CHECKING:
-    from agentic_eval.cli.step import StepOptions
+    from agentic_eval.cli.step import StepMode, StepOptions
 
 
 def list_scenarios() -> int:
@@ -131,7 +131,12 @@ def _exit_code(run: StepRun) -> int:
 
 
 async def _interact(
-    wf: Workflow, s: AgentScenario, run: StepRun, backend: ModelBackend, settings: RunSettings
+    wf: Workflow,
+    s: AgentScenario,
+    run: StepRun,
+    backend: ModelBackend,
+    settings: RunSettings,
+    mode: StepMode,
 ) -> StepRun:
     rejections = 0
     while True:
@@ -170,6 +175,7 @@ async def _interact(
             case_id=s.name,
             extra_checks=s.checks,
             external_fixtures=s.external_fixtures,
+            mode=mode,
         )
         print_attempt(run)
 
@@ -195,10 +201,10 @@ async def execute_step(o: StepOptions) -> int:
     info = backend.info()
     print_header(s, info.agent, f"{o.mode}, {info.model}")
     try:
-        run = await run_scenario(wf, s, backend, settings)
+        run = await run_scenario(wf, s, backend, settings, mode=o.mode)
         print_attempt(run)
         if o.interactive:
-            run = await _interact(wf, s, run, backend, settings)
+            run = await _interact(wf, s, run, backend, settings, o.mode)
     except AuthenticationFailed as exc:
         raise click.ClickException(one_line(f"{o.provider}: {exc}")) from None
     except (WorkflowError, StoreError, RecordingError) as exc:

@@ -13,9 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agentic_eval.backends.base import ModelBackend
+from agentic_eval.backends.spec import BackendKind
 from agentic_eval.checks.base import Check
 from agentic_eval.core.results import Outcome
-from agentic_eval.evaluation.runner import CaseRun, run_case
+from agentic_eval.evaluation.persist import sample_row
+from agentic_eval.evaluation.runner import CaseRun, produced_by, run_case
 from agentic_eval.evaluation.settings import RunSettings
 from agentic_eval.workflow.records import User
 from agentic_eval.workflow.scenarios import AgentScenario
@@ -47,6 +49,37 @@ class StepRun:
     def outcome(self) -> Outcome:
         """passed, check_failed, error or transient."""
         return self.case.result.outcome
+
+
+def _store_sample(
+    wf: Workflow,
+    suite: str,
+    case: CaseRun,
+    backend: ModelBackend,
+    settings: RunSettings,
+    mode: BackendKind | None,
+    attempt_id: str,
+) -> None:
+    """Keep the attempt as an eval run of one sample (its transcript in the row unless a file
+    holds it), pointing at the workflow attempt it judged."""
+    info = backend.info()
+    store = wf.store
+    run_id = store.start_run(
+        suite,
+        produced_by(backend, settings.approval_mode),
+        mode or ("scripted" if info.backend == "scripted" else "live"),
+        case.started_at,
+        settings={
+            "model": settings.model,
+            **settings.parameters().model_dump(mode="json"),
+            "workflow_attempt": attempt_id,
+        },
+        planned_samples=1,
+    )
+    r = case.result
+    ref = backend.transcript_ref(suite, r.case_id, r.sample)
+    store.add_samples(run_id, [sample_row(case, ref)])
+    store.finish_run(run_id, None, case.finished_at, case.reproduced)
 
 
 def agent_user(wf: Workflow, backend: ModelBackend) -> User:
@@ -94,13 +127,16 @@ async def attempt_step(
     extra_checks: Sequence[Check] = (),
     sample: int = 0,
     external_fixtures: str | None = None,
+    mode: BackendKind | None = None,
 ) -> StepRun:
     """Claim ``step_key`` of a job for the agent, run it, and finish the attempt.
 
     The agent sees the job's requirements and inputs, the upstream outputs approved as of its
     claim, and every earlier rejection reason. An output that validated is submitted for an
     operator's decision (whatever the checks said: the operator decides, the eval judges); an
-    attempt with no valid output fails and the step goes back to pending.
+    attempt with no valid output fails and the step goes back to pending. The attempt is also
+    kept as an eval run of one sample (``mode``: replay, scripted or live; default: scripted
+    for a scripted backend, else live).
     """
     claim = wf.claim_step(job_id, step_key, agent_user(wf, backend).id)
     job = wf.job(job_id)
@@ -123,6 +159,7 @@ async def attempt_step(
     except BaseException as exc:  # interrupted or refused: the claim must not stay live
         wf.finish_attempt(claim.id, None, note=f"interrupted: {type(exc).__name__}")
         raise
+    _store_sample(wf, spec.suite, case, backend, settings, mode, attempt.id)
     outcome = case.result.outcome
     transcript = case.transcript
     output = transcript.output if transcript is not None else None
@@ -146,6 +183,7 @@ async def run_scenario(
     settings: RunSettings,
     *,
     sample: int = 0,
+    mode: BackendKind | None = None,
 ) -> StepRun:
     """Seed the scenario's job, run the agent's attempt at its step, and judge it.
 
@@ -163,6 +201,7 @@ async def run_scenario(
         extra_checks=scenario.checks,
         sample=sample,
         external_fixtures=scenario.external_fixtures,
+        mode=mode,
     )
 
 
@@ -177,6 +216,7 @@ async def reject_and_retry(
     case_id: str,
     extra_checks: Sequence[Check] = (),
     external_fixtures: str | None = None,
+    mode: BackendKind | None = None,
 ) -> StepRun:
     """The operator rejects ``previous`` with ``reason``; the agent tries again with it as
     feedback (the next sample index, so a recording keeps every round)."""
@@ -193,4 +233,5 @@ async def reject_and_retry(
         extra_checks=extra_checks,
         sample=previous.case.result.sample + 1,
         external_fixtures=external_fixtures,
+        mode=mode,
     )
