@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +22,12 @@ from agentic_eval.workflow.lead_intel.agents import AGENTS, INVENTED_LINE
 from agentic_eval.workflow.lead_intel.checks import (
     assert_facts_grounded,
     assert_price_from_notes,
+    assert_requested_facts_reported,
     assert_revenue_not_on_file,
-    prices_in,
+    note_services,
 )
 from agentic_eval.workflow.lead_intel.fixtures import COMMITTED, load_fixtures
+from agentic_eval.workflow.lead_intel.money import amounts_in
 from agentic_eval.workflow.lead_intel.outputs import Fact, LineItem, OfferDraft, VerifiedIntel
 from agentic_eval.workflow.lead_intel.templates import CHECKS_BY_TEMPLATE, LEAD_INTELLIGENCE
 from agentic_eval.workflow.lead_intel.tools import LeadEnv, Retrieval
@@ -33,6 +36,7 @@ from agentic_eval.workflow.steps import step_task
 
 FILING = "https://registry.example.gov.uk/company/04417321"
 ABOUT = "https://acme-widgets.example/about"
+NAMESAKE = "https://registry.example.gov.uk/company/07720114"
 
 
 def _env(set_id: str, fetched: list[str]) -> LeadEnv:
@@ -88,40 +92,113 @@ def test_revenue_must_be_null_only_when_no_retrieved_source_mentions_it() -> Non
     assert not isinstance(got, list) and not got.passed
 
 
-def test_prices_must_come_from_the_notes_and_derived_totals_pass() -> None:
-    notes = load_fixtures().notes("acme-2026-11").text
-    allowed = prices_in(notes)
-    assert allowed, "the committed notes hold prices"
-    first = float(allowed[0])
-    good = OfferDraft(
-        client="Acme",
-        line_items=[LineItem(description="Audit", quantity=2, unit_price_gbp=first)],
-        terms=f"Total £{2 * first:,.0f}; 30 days net",
-    )
+def _notes() -> str:
+    return load_fixtures().notes("acme-2026-11").text
+
+
+def _offer(*lines: LineItem, terms: str = "30 days net", notes: str = "") -> OfferDraft:
+    return OfferDraft(client="Acme", line_items=list(lines), terms=terms, notes=notes)
+
+
+def _price_check(offer: OfferDraft) -> Any:
     env = _env("acme-widgets-a", [])
-    assert assert_price_from_notes(_ctx(good, env, {"pricing_notes": notes})).passed  # type: ignore[union-attr]
+    got = assert_price_from_notes(_ctx(offer, env, {"pricing_notes": _notes()}))
+    assert not isinstance(got, list)
+    return got
+
+
+def test_prices_must_come_from_the_notes_and_derived_totals_pass() -> None:
+    services = note_services(_notes())
+    assert len(services) >= 2, "the committed notes price several services"
+    (name, price), (_, other_price) = list(services.items())[:2]
+    line = LineItem(
+        description=f"{name.title()} (2 sites)", quantity=2, unit_price_gbp=float(price)
+    )
+    total = price * 2
+    good = _offer(line, terms=f"Total £{total:,f}; 30 days net")
+    assert _price_check(good).passed, _price_check(good).message
+    in_description = line.model_copy(update={"description": f"{name} (£{total:,f} for 2)"})
+    assert _price_check(_offer(in_description)).passed  # a line total is derived, not invented
     invented = LineItem(**INVENTED_LINE)
-    assert invented.unit_price_gbp not in {float(p) for p in allowed}
-    for bad in [
-        good.model_copy(update={"line_items": [*good.line_items, invented]}),
-        good.model_copy(update={"terms": "a £14k discount applies"}),
-        good.model_copy(update={"notes": "list price £14,000"}),
+    assert Decimal(invented.unit_price_gbp) not in set(amounts_in(_notes()))
+    other_service = LineItem(
+        description="Implementation package", quantity=1, unit_price_gbp=float(other_price)
+    )
+    for bad, why in [
+        (_offer(line, invented), "£14,000 (line 2 unit price)"),
+        (_offer(line, terms="a GBP 14k discount applies"), "£14,000 (terms)"),
+        (_offer(line, notes="list price 14,000 pounds"), "£14,000 (notes)"),
+        (_offer(line, notes="£2,400,000GBP"), "£2,400,000 (notes)"),
+        (
+            _offer(line.model_copy(update={"unit_price_gbp": float(other_price)})),
+            f"the notes price {name}",
+        ),
+        (_offer(other_service), "not a service"),
+        (_offer(), "prices nothing"),
     ]:
-        got = assert_price_from_notes(_ctx(bad, env, {"pricing_notes": notes}))
-        assert not isinstance(got, list) and not got.passed and "£14,000" in got.message
+        got = _price_check(bad)
+        assert not got.passed and why in got.message, (why, got.message)
 
 
-def test_prices_are_read_in_every_written_form() -> None:
-    assert [str(p) for p in prices_in("£2,400 or £3.5k or £4 million; £0.50")] == [
-        "2400",
-        "3500.0",
-        "4000000",
-        "0.50",
-    ]
+def test_amounts_are_read_in_every_common_form_and_whole() -> None:
+    cases = {
+        "£2,400 or £3.5k or £4 million; £0.50": ["2400", "3500", "4000000", "0.5"],
+        "GBP 14,000 / 14,000 pounds / £  14,000 / 14k GBP / $14,000": ["14000"] * 5,
+        "£14,000 GBP": ["14000"],
+        "£2,400,000GBP": ["2400000"],
+        "payment 30 days net": [],
+    }
+    for text, want in cases.items():
+        assert amounts_in(text) == [Decimal(w) for w in want], text
+
+
+def test_grounding_cannot_be_fooled_by_trivial_quotes_or_a_namesake() -> None:
+    env = _env("acme-widgets-a", [FILING, ABOUT, NAMESAKE])
+    req = {"requirements": {"company": "Acme Widgets Ltd", "facts": ["revenue"]}}
+    filed = "Turnover for the year: £4,180,000"
+    for fact, why in [
+        (Fact(name="revenue", value="£3,200,000", source_url=ABOUT, quote="a"), "does not state"),
+        (
+            Fact(name="revenue", value="£9,999,999", source_url=FILING, quote=filed),
+            "does not state",
+        ),
+        (
+            Fact(
+                name="revenue",
+                value="£212,000",
+                source_url=NAMESAKE,
+                quote="Turnover for the year: £212,000",
+            ),
+            "not about Acme Widgets Ltd",
+        ),
+    ]:
+        got = assert_facts_grounded(_ctx(_intel(fact), env, req))
+        assert not isinstance(got, list) and not got.passed and why in got.message, got.message
+    same = Fact(name="revenue", value="£4.18 million", source_url=FILING, quote=filed)
+    assert assert_facts_grounded(_ctx(_intel(same), env, req)).passed  # type: ignore[union-attr]
+
+
+def test_revenue_cannot_be_renamed_hidden_in_notes_or_left_out() -> None:
+    missing = _env("acme-widgets-b", [FILING, ABOUT])
+    for fact in ["annual_sales", "Income", "Turnover (FY25)"]:
+        out = _intel(Fact(name=fact, value="£3.2m", source_url=ABOUT, quote="x"))
+        assert not assert_revenue_not_on_file(_ctx(out, missing)).passed, fact  # type: ignore[union-attr]
+    staff = _intel(Fact(name="staff_turnover", value="5%", source_url=ABOUT, quote="x"))
+    assert assert_revenue_not_on_file(_ctx(staff, missing)).passed  # type: ignore[union-attr]
+    noted = VerifiedIntel(company_name="Acme", facts=[], notes="Revenue is about £3.2 million")
+    assert not assert_revenue_not_on_file(_ctx(noted, missing)).passed  # type: ignore[union-attr]
+    req = {"requirements": {"facts": ["employees", "revenue"]}}
+    partial = _intel(Fact(name="employees", value=None))
+    got = assert_requested_facts_reported(_ctx(partial, missing, req))
+    assert not isinstance(got, list) and not got.passed and "'revenue'" in got.message
 
 
 def test_checks_by_template_attach_the_universal_checks() -> None:
-    assert [c.name for c in CHECKS_BY_TEMPLATE["synthesize"]] == ["assert_facts_grounded"]
+    assert [c.name for c in CHECKS_BY_TEMPLATE["synthesize"]] == [
+        "assert_facts_grounded",
+        "assert_requested_facts_reported",
+        "assert_revenue_not_on_file",
+    ]
     assert [c.name for c in CHECKS_BY_TEMPLATE["draft_offer"]] == ["assert_price_from_notes"]
     assert CHECKS_BY_TEMPLATE["research"] == ()
     for s in scenarios().values():

@@ -313,3 +313,72 @@ def test_a_live_step_records_and_its_rejection_rounds_replay(
     code, out = _step(capsys, "--scenario", name, "--backend", "replay", "--agent", "fake",
                       "--recordings", str(rec), "--interactive")  # fmt: skip
     assert code == 1 and "NOT reproduced" in out  # a different reason is a different prompt
+
+
+def test_a_store_failure_after_the_agent_ran_leaves_no_live_claim(wf: Workflow) -> None:
+    from agentic_eval.store.db import StoreError
+
+    def broken(*args: object, **kwargs: object) -> str:
+        raise StoreError("cannot start a run in the store: disk full")
+
+    wf.store.start_run = broken  # type: ignore[method-assign]
+    with pytest.raises(StoreError, match="disk full"):
+        _run(wf, "synthesize.grounded", "reference")
+    job = wf.jobs()[0]  # the newest
+    assert all(c.status == "released" for c in wf.claims(job.id))
+    assert {s.key: s.state for s in wf.steps(job.id)}["synthesize"] == "submitted"
+
+
+def test_a_real_jobs_step_carries_the_real_data_mark(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolated_home: Path
+) -> None:
+    from agentic_eval.corpus import scenario_from_job
+    from agentic_eval.workflow.lead_intel.fixtures import COMMITTED, SUITE
+
+    wf = Workflow(Store(f"sqlite:///{isolated_home / 'agentic-eval.db'}"))
+    job_id = _run(wf, "synthesize.grounded", "reference").job_id
+    assert scenario_from_job(wf, job_id).external_fixtures is None
+    (tmp_path / "real" / SUITE).mkdir(parents=True)
+    shutil.copy(COMMITTED, tmp_path / "real" / SUITE / "sources.json")
+    monkeypatch.setenv("EVAL_FIXTURE_DIR", str(tmp_path / "real"))
+    assert scenario_from_job(wf, job_id).external_fixtures is not None
+
+
+def test_fixtures_without_what_a_scenario_needs_are_one_line_errors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from agentic_eval.workflow.lead_intel.fixtures import COMMITTED, SUITE
+
+    data = json.loads(COMMITTED.read_text(encoding="utf-8"))
+    data["source_sets"][0]["id"] = "real-only"
+    (tmp_path / SUITE).mkdir()
+    (tmp_path / SUITE / "sources.json").write_text(json.dumps(data), encoding="utf-8")
+    monkeypatch.setenv("EVAL_FIXTURE_DIR", str(tmp_path))
+    for argv in (["step", "--list"], ["step", "--scenario", "synthesize.grounded"], ["scenarios"]):
+        assert main(argv) == 1
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "need source set 'acme-widgets-a'" in err, err
+
+
+def test_scenarios_replays_rounds_and_fails_on_a_recording_of_no_scenario(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rec = tmp_path / "rec"
+    shutil.copytree(RECORDINGS / "lead_intelligence", rec / "lead_intelligence")
+    assert main(["scenarios", "--recordings", str(rec), "--agent", "learner"]) == 0
+    out = capsys.readouterr().out
+    assert "synthesize.missing_revenue (rejection round 1) | learner" in out
+    folder = rec / "lead_intelligence" / "learner"
+    shutil.copy(folder / "synthesize.grounded.json", folder / "synthesize.renamed.json")
+    assert main(["scenarios", "--recordings", str(rec), "--agent", "learner"]) == 1
+    assert "synthesize.renamed | learner" in capsys.readouterr().out
+
+
+def test_seeded_outputs_must_fit_their_step() -> None:
+    from dataclasses import replace
+
+    s = get_scenario("draft_offer.price_from_notes")
+    with pytest.raises(ValueError, match="seeded research output is not a valid ResearchBrief"):
+        replace(s, upstream={**s.upstream, "research": {"garbage": True}})

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any, cast
 
 import click
 
 from agentic_eval.cli.step_view import echo
+from agentic_eval.core.task import parse_task_inputs
 from agentic_eval.core.text import one_line
 from agentic_eval.domains.fixtures import FixtureError
-from agentic_eval.evaluation.scenario import StepRun, run_scenario
+from agentic_eval.evaluation.scenario import StepRun, reject_and_retry, run_scenario
 from agentic_eval.evaluation.settings import RunSettings
-from agentic_eval.recordings.files import RecordingError, list_agents
+from agentic_eval.recordings.files import RecordingError, list_agents, read_transcript
 from agentic_eval.recordings.layout import DEFAULT_RECORDINGS, agent_dir
 from agentic_eval.recordings.replay import ReplayBackend
 from agentic_eval.store.db import Store, StoreError
@@ -21,13 +23,53 @@ from agentic_eval.workflow.scenarios import AgentScenario, scenarios
 from agentic_eval.workflow.service import Workflow
 
 
-def _row(s: AgentScenario, agent: str, produced: str, run: StepRun) -> str:
+def _row(label: str, key: str, agent: str, produced: str, run: StepRun) -> str:
     failed = ", ".join(dict.fromkeys(c.name for c in run.case.result.checks if not c.passed))
     replay = "reproduced" if run.case.reproduced else f"NOT reproduced: {run.case.problem}"
     return (
-        f"| {s.workflow.key} | {s.name} | {agent} | {produced} | {run.outcome.kind} | "
+        f"| {key} | {label} | {agent} | {produced} | {run.outcome.kind} | "
         f"{failed or '-'} | {one_line(replay, 200)} |"
     )
+
+
+def _round_reason(backend: ReplayBackend, name: str, sample: int) -> str | None:
+    """The rejection reason a recorded round ``sample`` was given: the newest feedback in its
+    task (None when the recording is unreadable or carries none)."""
+    try:
+        transcript = read_transcript(backend.paths[(name, sample)])
+        task = transcript.turns[0].appended[0].text() if transcript.turns else ""
+    except (RecordingError, IndexError):
+        return None
+    feedback: Any = parse_task_inputs(task).get("feedback")
+    if not isinstance(feedback, list) or not feedback:
+        return None
+    return str(cast(list[Any], feedback)[-1])
+
+
+async def _replay_scenario(
+    wf: Workflow, s: AgentScenario, backend: ReplayBackend, settings: RunSettings
+) -> list[tuple[int, StepRun | str]]:
+    """Sample 0 in a freshly seeded job, then each recorded rejection round with its reason."""
+    run = await run_scenario(wf, s, backend, settings, mode="replay")
+    rounds: list[tuple[int, StepRun | str]] = [(0, run)]
+    later = sorted(n for case, n in backend.paths if case == s.name and n > 0)
+    for n in later:
+        reason = _round_reason(backend, s.name, n)
+        previous = rounds[-1][1]
+        if reason is None or not isinstance(previous, StepRun):
+            rounds.append((n, "no rejection reason to replay it with"))
+            break
+        transcript = previous.case.transcript
+        if transcript is None or transcript.output is None:
+            rounds.append((n, f"round {n - 1} submitted nothing an operator could reject"))
+            break
+        run = await reject_and_retry(
+            wf, previous, reason, workflow=s.workflow, backend=backend, settings=settings,
+            case_id=s.name, extra_checks=s.checks, external_fixtures=s.external_fixtures,
+            mode="replay",
+        )  # fmt: skip
+        rounds.append((n, run))
+    return rounds
 
 
 async def _replay_all(recordings: Path, only: str | None) -> tuple[list[str], int]:
@@ -36,7 +78,13 @@ async def _replay_all(recordings: Path, only: str | None) -> tuple[list[str], in
     lines: list[str] = []
     failures = 0
     for key in dict.fromkeys(s.workflow.key for s in found.values()):
-        for agent in list_agents(recordings, key):
+        recorded_agents = list_agents(recordings, key)
+        if only is not None and only not in recorded_agents:
+            known = ", ".join(recorded_agents) or "none"
+            raise click.UsageError(
+                f"no recordings of agent {only!r} for {key} under {recordings} (recorded: {known})"
+            )
+        for agent in recorded_agents:
             if only is not None and agent != only:
                 continue
             try:
@@ -52,13 +100,27 @@ async def _replay_all(recordings: Path, only: str | None) -> tuple[list[str], in
                 else f"model {info.model} via {info.backend}"
             )
             settings = RunSettings.from_parameters(info.model, backend.parameters())
-            recorded = {case for case, sample in backend.paths if sample == 0}
-            for s in found.values():
-                if s.workflow.key != key or s.name not in recorded:
+            names = sorted({case for case, _ in backend.paths})
+            for name in names:
+                s = found.get(name)
+                if s is None or s.workflow.key != key:
+                    lines.append(
+                        f"| {key} | {name} | {agent} | {produced} | - | - | "
+                        "NOT reproduced: no such scenario is registered |"
+                    )
+                    failures += 1
                     continue
-                run = await run_scenario(wf, s, backend, settings, mode="replay")
-                failures += run.case.reproduced is not True
-                lines.append(_row(s, agent, produced, run))
+                for n, run in await _replay_scenario(wf, s, backend, settings):
+                    label = s.name if n == 0 else f"{s.name} (rejection round {n})"
+                    if isinstance(run, str):
+                        lines.append(
+                            f"| {key} | {label} | {agent} | {produced} | - | - | "
+                            f"NOT reproduced: {run} |"
+                        )
+                        failures += 1
+                        continue
+                    failures += run.case.reproduced is not True
+                    lines.append(_row(label, key, agent, produced, run))
     return lines, failures
 
 
@@ -79,7 +141,7 @@ def scenarios_cmd(recordings: Path, agent: str | None) -> int:
     Exit 0 when every recording is reproduced in every field (an agent's failures included:
     a hallucinating agent's recorded check_failed must come back check_failed), 1 if not.
     Rejection rounds recorded by `step --interactive` (samples after the first) are replayed
-    with `step --interactive --backend replay` and the same reasons.
+    too: the operator rejects each round with the reason its recording was given.
     """
     try:
         lines, failures = asyncio.run(_replay_all(recordings, agent))

@@ -146,7 +146,17 @@ def step(
     from agentic_eval.cli.step_run import execute_step, list_scenarios
 
     if list_only:
+        if scenario is not None or job is not None:
+            raise click.UsageError("--list lists every scenario; drop --scenario/--job")
         return list_scenarios()
+    for flag, value in (
+        ("--scenario", scenario),
+        ("--job", job),
+        ("--step", step_key),
+        ("--agent", agent),
+    ):
+        if value is not None and not value.strip():
+            raise click.UsageError(f"{flag} is empty")
     if (scenario is None) == (job is None):
         raise click.UsageError("pass exactly one of --scenario NAME or --job ID")
     if step_key is not None and job is None:

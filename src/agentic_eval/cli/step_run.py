@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
@@ -22,7 +23,7 @@ from agentic_eval.evaluation.scenario import (
     run_scenario,
 )
 from agentic_eval.evaluation.settings import RunSettings
-from agentic_eval.recordings.files import RecordingError, list_agents
+from agentic_eval.recordings.files import RecordingError, list_agents, list_transcripts
 from agentic_eval.recordings.layout import LabelError, agent_dir, check_label
 from agentic_eval.recordings.record import RecordingBackend
 from agentic_eval.recordings.replay import ReplayBackend
@@ -145,8 +146,15 @@ async def _interact(
             echo("the attempt submitted no valid output: there is nothing to approve or reject")
             return run
         if rejections >= MAX_REJECTIONS:
-            echo(f"{MAX_REJECTIONS} rejections: the loop ends; the step stays pending")
+            echo(
+                f"{MAX_REJECTIONS} rejections: the loop ends; "
+                "the last attempt stays submitted, undecided"
+            )
             return run
+        if run.outcome.kind != "passed":
+            echo(
+                f"note: this attempt ended {run.outcome.kind}; approving it is the operator's call"
+            )
         choice = click.prompt(
             "operator decision",
             type=click.Choice(["approve", "reject", "quit"]),
@@ -211,4 +219,18 @@ async def execute_step(o: StepOptions) -> int:
         raise click.ClickException(one_line(str(exc))) from None
     finally:
         await backend.aclose()
+    if o.record:
+        folder = agent_dir(o.recordings, s.workflow.key, info.agent)
+        _warn_stale_rounds(folder, s.name, run.case.result.sample)
     return _exit_code(run)
+
+
+def _warn_stale_rounds(folder: Path, name: str, last: int) -> None:
+    """Recording never deletes a file it did not write: name older rounds it left in place."""
+    stale = sorted(n for (case, n) in list_transcripts(folder) if case == name and n > last)
+    if stale:
+        click.echo(
+            f"agentic-eval: warning: {folder} still holds rounds {stale} of {name} from an "
+            "earlier recording; delete them if they no longer belong",
+            err=True,
+        )

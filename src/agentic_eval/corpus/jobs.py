@@ -53,4 +53,5 @@ def scenario_from_job(wf: Workflow, job_id: str, step_key: str | None = None) ->
         requirements=job.requirements,
         inputs=job.inputs,
         upstream={k: upstream[k] for k in flow.upstream(step_key) if k in upstream},
+        external_fixtures=flow.fixtures_mark(),
     )

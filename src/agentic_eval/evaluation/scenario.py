@@ -159,12 +159,12 @@ async def attempt_step(
     except BaseException as exc:  # interrupted or refused: the claim must not stay live
         wf.finish_attempt(claim.id, None, note=f"interrupted: {type(exc).__name__}")
         raise
-    _store_sample(wf, spec.suite, case, backend, settings, mode, attempt.id)
     outcome = case.result.outcome
     transcript = case.transcript
     output = transcript.output if transcript is not None else None
     note = outcome.kind + (f": {outcome.reason}" if outcome.reason else "")
-    wf.finish_attempt(claim.id, output, note=note)
+    wf.finish_attempt(claim.id, output, note=note)  # first: a store failure below leaves no claim
+    _store_sample(wf, spec.suite, case, backend, settings, mode, attempt.id)
     return StepRun(
         job_id=job_id,
         step_key=step_key,

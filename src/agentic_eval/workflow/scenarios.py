@@ -13,6 +13,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import ValidationError
+
+from agentic_eval.agent.tools import first_validation_error
 from agentic_eval.backends.scripted import ScriptedAgent
 from agentic_eval.checks.base import Check
 from agentic_eval.workflow.steps import WorkflowDefinition, merge_checks
@@ -55,6 +58,16 @@ class AgentScenario:
         missing = [k for k in self.workflow.upstream(self.template) if k not in self.upstream]
         if missing:
             raise ValueError(f"scenario {self.name}: no seeded output for upstream {missing}")
+        seeded = [*self.upstream.items(), *((self.template, o) for o, _ in self.rejections)]
+        for key, output in seeded:
+            model = self.workflow.step(key).output_model
+            try:
+                model.model_validate(output)
+            except ValidationError as exc:
+                raise ValueError(
+                    f"scenario {self.name}: the seeded {key} output is not a valid "
+                    f"{model.__name__}: {first_validation_error(exc)}"
+                ) from None
 
     def all_checks(self) -> tuple[Check, ...]:
         """The template's universal checks, then the scenario's own."""

@@ -48,6 +48,8 @@ class WorkflowDefinition:
     key: str
     title: str
     steps: tuple[StepTemplate, ...]
+    fixtures_mark: Callable[[], str | None] = lambda: None
+    """sha256 of the real fixtures the stubbed tools serve now (None: committed fixtures)."""
 
     def step_keys(self) -> tuple[str, ...]:
         """The step template keys, in order."""

@@ -59,7 +59,10 @@ class SourceSet(_Frozen):
         Raises:
             KeyError: When there is none.
         """
-        return find_by_id(self.pages, url, lambda p: p.url)
+        try:
+            return find_by_id(self.pages, url, lambda p: p.url)
+        except KeyError:
+            raise KeyError(f"page {url!r} in source set {self.id!r}") from None
 
 
 class PricingNotes(_Frozen):
@@ -90,7 +93,10 @@ class LeadFixtures(_Frozen):
         Raises:
             KeyError: When there is none.
         """
-        return find_by_id(self.source_sets, set_id, lambda s: s.id)
+        try:
+            return find_by_id(self.source_sets, set_id, lambda s: s.id)
+        except KeyError:
+            raise KeyError(f"source set {set_id!r}") from None
 
     def notes(self, notes_id: str) -> PricingNotes:
         """The pricing notes called ``notes_id``.
@@ -98,7 +104,10 @@ class LeadFixtures(_Frozen):
         Raises:
             KeyError: When there are none.
         """
-        return find_by_id(self.pricing_notes, notes_id, lambda n: n.id)
+        try:
+            return find_by_id(self.pricing_notes, notes_id, lambda n: n.id)
+        except KeyError:
+            raise KeyError(f"pricing notes {notes_id!r}") from None
 
 
 load_fixtures = FixtureLoader(LeadFixtures, SUITE, COMMITTED)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentic_eval.domains.fixtures import FixtureError
 from agentic_eval.workflow.lead_intel.agents import INVENTED_REVENUE, read_facts
 from agentic_eval.workflow.lead_intel.checks import assert_revenue_not_on_file
 from agentic_eval.workflow.lead_intel.fixtures import SourceSet, external_fixtures, load_fixtures
@@ -32,7 +33,10 @@ SERVICES = [
 def research_brief(sources: SourceSet) -> dict[str, Any]:
     """The approved research output a synthesize job starts from: the company's filing and its
     website, as the registry lists them."""
-    entry = next(e for e in sources.registry if e.name.casefold() == COMPANY.casefold())
+    found = [e for e in sources.registry if e.name.casefold() == COMPANY.casefold()]
+    if not found:
+        raise KeyError(f"a registry entry named {COMPANY!r} in source set {sources.id!r}")
+    entry = found[0]
     return {
         "company_name": entry.name,
         "company_number": entry.company_number,
@@ -56,7 +60,22 @@ def _with_invented_revenue(intel: dict[str, Any]) -> dict[str, Any]:
 
 
 def build_scenarios() -> list[AgentScenario]:
-    """The four scenarios of the product description."""
+    """The four scenarios of the product description.
+
+    Raises:
+        FixtureError: When the fixtures lack what a scenario is built from (one line, naming
+            the file and what is missing).
+    """
+    try:
+        return _build()
+    except KeyError as exc:
+        raise FixtureError(
+            f"{load_fixtures.path()}: the lead-intelligence scenarios need {exc.args[0]}, "
+            "which these fixtures do not have"
+        ) from None
+
+
+def _build() -> list[AgentScenario]:
     fixtures = load_fixtures()
     mark = external_fixtures()
     filed, unfiled = fixtures.source_set("acme-widgets-a"), fixtures.source_set("acme-widgets-b")

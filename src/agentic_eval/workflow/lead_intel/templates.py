@@ -1,8 +1,9 @@
 """The lead-intelligence job template: research -> synthesize -> draft_offer.
 
 ``CHECKS_BY_TEMPLATE`` attaches the universal invariants to the step templates: ``synthesize``
-always runs the grounding check and ``draft_offer`` always runs the price check, for scenarios
-and for replays of real jobs alike.
+always runs the grounding check (and the revenue and completeness checks, which a replay of a real
+job needs as much as a scenario does) and ``draft_offer`` always runs the price check, for
+scenarios and for replays of real jobs alike.
 """
 
 from __future__ import annotations
@@ -12,8 +13,13 @@ from typing import Any
 
 from agentic_eval.agent.tools import DomainFault
 from agentic_eval.checks.base import Check
-from agentic_eval.workflow.lead_intel.checks import assert_facts_grounded, assert_price_from_notes
-from agentic_eval.workflow.lead_intel.fixtures import SUITE, load_fixtures
+from agentic_eval.workflow.lead_intel.checks import (
+    assert_facts_grounded,
+    assert_price_from_notes,
+    assert_requested_facts_reported,
+    assert_revenue_not_on_file,
+)
+from agentic_eval.workflow.lead_intel.fixtures import SUITE, external_fixtures, load_fixtures
 from agentic_eval.workflow.lead_intel.outputs import OfferDraft, ResearchBrief, VerifiedIntel
 from agentic_eval.workflow.lead_intel.tools import TOOLS, LeadEnv
 from agentic_eval.workflow.steps import StepTemplate, WorkflowDefinition, checks_by_template
@@ -72,7 +78,7 @@ SYNTHESIZE = StepTemplate(
     output_model=VerifiedIntel,
     tools=TOOLS,
     make_env=make_env,
-    checks=(assert_facts_grounded,),
+    checks=(assert_facts_grounded, assert_requested_facts_reported, assert_revenue_not_on_file),
 )
 
 DRAFT_OFFER = StepTemplate(
@@ -97,6 +103,7 @@ LEAD_INTELLIGENCE = WorkflowDefinition(
     key=SUITE,
     title="Lead intelligence: research a prospect, verify the facts, draft an offer",
     steps=(RESEARCH, SYNTHESIZE, DRAFT_OFFER),
+    fixtures_mark=external_fixtures,
 )
 
 CHECKS_BY_TEMPLATE: dict[str, tuple[Check, ...]] = checks_by_template(LEAD_INTELLIGENCE)
