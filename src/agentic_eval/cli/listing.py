@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from agentic_eval.cli.common import load_cases, resolve_domains, select_cases
+from agentic_eval.cli.options import recordings_option
 from agentic_eval.core.canonical import canonical_json
 from agentic_eval.core.text import one_line, printable
 from agentic_eval.domains.base import Domain
@@ -19,15 +20,9 @@ from agentic_eval.recordings.files import (
     read_transcript,
     scorecard_path,
 )
-from agentic_eval.recordings.layout import DEFAULT_RECORDINGS, agent_dir
+from agentic_eval.recordings.layout import agent_dir
 
-_RECORDINGS = click.option(
-    "--recordings",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=DEFAULT_RECORDINGS,
-    show_default=True,
-    help="Root folder of the recordings.",
-)
+_RECORDINGS = recordings_option
 
 
 def _echo(text: str) -> None:

@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import asyncio
-import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import click
 
-from agentic_eval.backends.spec import DEFAULT_RETRIES, DEFAULT_TIMEOUT
+from agentic_eval.cli.options import (
+    FiniteFloat,
+    base_url_option,
+    model_option,
+    provider_option,
+    recordings_option,
+    retries_option,
+    timeout_option,
+)
 from agentic_eval.core.settings import (
     DEFAULT_MAX_FAILURE_RATE,
     DEFAULT_MAX_TOKENS,
@@ -18,22 +25,6 @@ from agentic_eval.core.settings import (
     DEFAULT_MAX_TURNS,
     DEFAULT_TEMPERATURE,
 )
-from agentic_eval.recordings.layout import DEFAULT_RECORDINGS
-
-
-class FiniteFloat(click.FloatRange):
-    """A bounded float that also refuses NaN and infinities (which compare false to bounds)."""
-
-    name = "finite float"
-
-    def convert(
-        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
-    ) -> float:
-        number = float(super().convert(value, param, ctx))
-        if math.isnan(number) or math.isinf(number):
-            self.fail(f"{value!r} is not a finite number", param, ctx)
-        return number
-
 
 Mode = Literal["replay", "live", "scripted"]
 BACKENDS: tuple[Mode, ...] = ("replay", "live", "scripted")
@@ -79,14 +70,9 @@ class RunOptions:
     help="replay (default): recorded runs, no key, no network. scripted: a domain's "
     "scripted agent. live: a model through --provider.",
 )
-@click.option(
-    "--provider",
-    default=None,
-    help="Live provider: anthropic or openai (implies --backend live); openai works with any "
-    "OpenAI-compatible server via --base-url.",
-)
-@click.option("--model", default=None, help="Model name for live runs.")
-@click.option("--base-url", default=None, help="Provider base URL (local or proxy servers).")
+@provider_option
+@model_option
+@base_url_option
 @click.option(
     "--agent",
     default=None,
@@ -158,13 +144,7 @@ class RunOptions:
     help="Do not write this run's scorecard to the history folder "
     "($AGENTIC_EVAL_HISTORY_DIR, default evals/history/<domain>/).",
 )
-@click.option(
-    "--recordings",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=DEFAULT_RECORDINGS,
-    show_default=True,
-    help="Root folder of the recordings.",
-)
+@recordings_option
 @click.option(
     "--max-turns", type=click.IntRange(1, 200), default=DEFAULT_MAX_TURNS, show_default=True
 )
@@ -196,20 +176,8 @@ class RunOptions:
     show_default=True,
     help="The gate is inconclusive when the transient share exceeds it.",
 )
-@click.option(
-    "--retries",
-    type=click.IntRange(0, 20),
-    default=DEFAULT_RETRIES,
-    show_default=True,
-    help="Retries of transient provider errors (live).",
-)
-@click.option(
-    "--timeout",
-    type=FiniteFloat(0.1, 3600),
-    default=DEFAULT_TIMEOUT,
-    show_default=True,
-    help="Seconds per provider request (live).",
-)
+@retries_option
+@timeout_option
 def run(
     domains: tuple[str, ...],
     backend: Mode | None,

@@ -8,6 +8,7 @@ from typing import Any, cast
 
 import click
 
+from agentic_eval.cli.options import recordings_option
 from agentic_eval.cli.step_view import echo
 from agentic_eval.core.task import parse_task_inputs
 from agentic_eval.core.text import one_line
@@ -15,7 +16,7 @@ from agentic_eval.domains.fixtures import FixtureError
 from agentic_eval.evaluation.scenario import StepRun, reject_and_retry, run_scenario
 from agentic_eval.evaluation.settings import RunSettings
 from agentic_eval.recordings.files import RecordingError, list_agents, read_transcript
-from agentic_eval.recordings.layout import DEFAULT_RECORDINGS, agent_dir
+from agentic_eval.recordings.layout import agent_dir
 from agentic_eval.recordings.replay import ReplayBackend
 from agentic_eval.store.db import Store, StoreError
 from agentic_eval.workflow.errors import WorkflowError
@@ -125,13 +126,7 @@ async def _replay_all(recordings: Path, only: str | None) -> tuple[list[str], in
 
 
 @click.command()
-@click.option(
-    "--recordings",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=DEFAULT_RECORDINGS,
-    show_default=True,
-    help="Root folder of the recordings.",
-)
+@recordings_option
 @click.option("--agent", default=None, help="Only this agent's recordings.")
 def scenarios_cmd(recordings: Path, agent: str | None) -> int:
     """Replay every recorded workflow scenario of every agent, keyless, each in a freshly seeded

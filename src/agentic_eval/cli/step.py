@@ -9,11 +9,16 @@ from typing import Literal
 
 import click
 
-from agentic_eval.backends.spec import DEFAULT_RETRIES, DEFAULT_TIMEOUT
-from agentic_eval.cli.run import FiniteFloat
+from agentic_eval.cli.options import (
+    base_url_option,
+    model_option,
+    provider_option,
+    recordings_option,
+    retries_option,
+    timeout_option,
+)
 from agentic_eval.core.settings import DEFAULT_MAX_TURNS
 from agentic_eval.evaluation.scenario import MAX_REJECTIONS
-from agentic_eval.recordings.layout import DEFAULT_RECORDINGS
 
 StepMode = Literal["scripted", "replay", "live"]
 
@@ -62,24 +67,16 @@ class StepOptions:
     help="scripted: the agent (default: the scenario's). "
     "replay: whose recording. live: the label recordings are filed under.",
 )
-@click.option(
-    "--provider", default=None, help="Live provider: anthropic or openai (implies --backend live)."
-)
-@click.option("--model", default=None, help="Model name for live runs.")
-@click.option("--base-url", default=None, help="Provider base URL (local or proxy servers).")
+@provider_option
+@model_option
+@base_url_option
 @click.option(
     "--record",
     is_flag=True,
     help="Write each attempt's transcript under "
     "--recordings (attempt n of --interactive is sample n-1).",
 )
-@click.option(
-    "--recordings",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=DEFAULT_RECORDINGS,
-    show_default=True,
-    help="Root folder of the recordings.",
-)
+@recordings_option
 @click.option("--show-prompt", is_flag=True, help="Print every prompt and every response.")
 @click.option(
     "--interactive",
@@ -94,20 +91,8 @@ class StepOptions:
     show_default=True,
     help="Model turns per attempt.",
 )
-@click.option(
-    "--retries",
-    type=click.IntRange(0, 20),
-    default=DEFAULT_RETRIES,
-    show_default=True,
-    help="Retries of transient provider errors (live).",
-)
-@click.option(
-    "--timeout",
-    type=FiniteFloat(0.1, 3600),
-    default=DEFAULT_TIMEOUT,
-    show_default=True,
-    help="Seconds per provider request (live).",
-)
+@retries_option
+@timeout_option
 def step(
     scenario: str | None,
     job: str | None,
