@@ -176,3 +176,39 @@ def test_live_run_reports_progress_per_case_in_a_log(
     assert "[1/2] retail_ops match-001: passed" in captured.err
     assert "[2/2] retail_ops match-002: passed" in captured.err
     assert "model fake-model via openai" in captured.out
+
+
+def test_a_transient_sample_never_overwrites_a_recording_and_producers_never_mix(
+    fake: FakeProvider,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    rec = tmp_path / "rec"
+    record = ("--cases", CASE, "--record", "--recordings", str(rec), "--retries", "0")
+    assert main(_live("anthropic", fake, *record)) == 0
+    capsys.readouterr()
+    (path,) = (rec / "retail_ops" / "fake-model").glob(f"{CASE}.json")
+    good = path.read_bytes()
+    fake.inject(Fault.status(500))
+    assert main(_live("anthropic", fake, *record)) == 2
+    assert "1 transient samples not recorded" in capsys.readouterr().err
+    assert path.read_bytes() == good  # the provider's failure did not replace the recording
+    replay = [
+        "run",
+        "retail_ops",
+        "--agent",
+        "fake-model",
+        "--recordings",
+        str(rec),
+        "--cases",
+        CASE,
+    ]
+    assert main(replay) == 0, capsys.readouterr()
+    capsys.readouterr()
+    scripted = ["run", "retail_ops", "--backend", "scripted", "--label", "fake-model", *record]
+    assert main(scripted) == 2
+    err = capsys.readouterr().err
+    assert "holds recordings by fake-model (model, anthropic)" in err and len(err.splitlines()) == 1
+    assert path.read_bytes() == good

@@ -162,6 +162,10 @@ def plan_jobs(o: RunOptions) -> Plan:
             )
         if o.record:
             backend = RecordingBackend(backend, o.recordings)
+            try:
+                backend.check_folder(domain.name)
+            except RecordingError as exc:
+                raise click.UsageError(one_line(str(exc))) from None
             spec = spec.model_copy(update={"record": True, "recordings": str(o.recordings)})
         settings = _settings(o, model)
         specs = domain.task_specs(cases, settings.limits, o.samples)
@@ -292,6 +296,13 @@ async def execute(o: RunOptions) -> int:
             f"{name}: nothing recorded under {o.recordings}; record it with "
             f"`agentic-eval run {name} --backend scripted --record`"
         )
+    for job in plan.jobs:
+        if isinstance(job.backend, RecordingBackend) and job.backend.skipped:
+            cases = ", ".join(c if n == 0 else f"{c}@{n}" for _, c, n in job.backend.skipped[:5])
+            warn(
+                f"{job.domain.name}: {len(job.backend.skipped)} transient samples not recorded "
+                f"(the provider failed; such a file could never replay): {cases}"
+            )
     for line in plan.broken:
         click.echo(f"agentic-eval: error: {one_line(line)}", err=True)
     if stopper():

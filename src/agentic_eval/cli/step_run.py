@@ -203,7 +203,12 @@ async def execute_step(o: StepOptions) -> int:
                 f"{s.name} uses real fixtures from EVAL_FIXTURE_DIR: refusing to record into "
                 f"{o.recordings}, inside a git repository; pass --recordings DIR outside it"
             )
-        backend = RecordingBackend(backend, o.recordings)
+        recorder = RecordingBackend(backend, o.recordings)
+        try:
+            recorder.check_folder(s.workflow.key)
+        except RecordingError as exc:
+            raise click.UsageError(one_line(str(exc))) from None
+        backend = recorder
     if o.show_prompt:
         backend = ShowingBackend(backend)
     info = backend.info()
@@ -219,6 +224,12 @@ async def execute_step(o: StepOptions) -> int:
         raise click.ClickException(one_line(str(exc))) from None
     finally:
         await backend.aclose()
+    if o.record and run.outcome.kind == "transient":
+        click.echo(
+            "agentic-eval: warning: the provider failed (transient): this attempt was not "
+            "recorded, and any earlier recording of it is left as it was",
+            err=True,
+        )
     if o.record:
         folder = agent_dir(o.recordings, s.workflow.key, info.agent)
         _warn_stale_rounds(folder, s.name, run.case.result.sample)

@@ -12,8 +12,13 @@ from pathlib import Path
 from agentic_eval.backends.base import BackendInfo, CallContext, ModelBackend, Review
 from agentic_eval.core.model import ModelRequest, ModelResponse
 from agentic_eval.core.transcript import Transcript
-from agentic_eval.recordings.files import RecordingError, write_transcript
-from agentic_eval.recordings.layout import transcript_path
+from agentic_eval.recordings.files import (
+    RecordingError,
+    list_transcripts,
+    read_transcript,
+    write_transcript,
+)
+from agentic_eval.recordings.layout import agent_dir, transcript_path
 
 
 class RecordingBackend(ModelBackend):
@@ -24,6 +29,35 @@ class RecordingBackend(ModelBackend):
         self.root = root
         self.written: set[Path] = set()
         """Transcript files this backend wrote (recording never deletes anything else)."""
+        self.skipped: list[tuple[str, str, int]] = []
+        """(suite, case, sample) of transient samples, not written (see :meth:`finish_case`)."""
+        self._checked: set[str] = set()
+
+    def check_folder(self, suite: str) -> None:
+        """Refuse to record into a folder whose transcripts another producer made (a model's
+        run filed under a scripted agent's name, or another model's): replay holds every file
+        of a folder to one provenance, so the mix could never replay.
+
+        Raises:
+            RecordingError: Naming the folder and who recorded it.
+        """
+        if suite in self._checked:
+            return
+        info = self.info()
+        folder = agent_dir(self.root, suite, info.agent)
+        existing = list_transcripts(folder) if folder.is_dir() else {}
+        for path in existing.values():
+            if path in self.written:
+                continue
+            p = read_transcript(path).provenance
+            if (p.agent_kind, p.backend, p.model) != (info.agent_kind, info.backend, info.model):
+                raise RecordingError(
+                    f"{folder} holds recordings by {p.model} ({p.agent_kind}, {p.backend}), not "
+                    f"{info.model} ({info.agent_kind}, {info.backend}); record under another "
+                    "--agent or --label"
+                )
+            break
+        self._checked.add(suite)
 
     async def complete(self, request: ModelRequest, call: CallContext) -> ModelResponse:
         """Ask the wrapped backend."""
@@ -34,7 +68,8 @@ class RecordingBackend(ModelBackend):
         return self.inner.info()
 
     async def start_case(self, domain: str, case_id: str, sample: int = 0) -> None:
-        """Forward to the wrapped backend."""
+        """Check the folder (once per suite) and forward to the wrapped backend."""
+        self.check_folder(domain)
         await self.inner.start_case(domain, case_id, sample)
 
     def review(self, transcript: Transcript) -> Review:
@@ -46,12 +81,16 @@ class RecordingBackend(ModelBackend):
         return str(transcript_path(self.root, domain, self.info().agent, case_id, sample))
 
     async def finish_case(self, transcript: Transcript) -> None:
-        """Write the transcript (atomically).
+        """Write the transcript (atomically); a transient sample's is not written.
 
         Raises:
             RecordingError: When it cannot be written (one line naming the file).
         """
         await self.inner.finish_case(transcript)
+        if transcript.verdict.outcome.kind == "transient":
+            # The provider failed: the file could never replay, and must not replace a good one.
+            self.skipped.append((transcript.domain, transcript.case_id, transcript.sample))
+            return
         try:
             self.written.add(write_transcript(self.root, transcript))
         except OSError as exc:
