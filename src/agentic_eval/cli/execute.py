@@ -34,7 +34,7 @@ from agentic_eval.history import (
 )
 from agentic_eval.recordings.files import RecordingError, list_agents, write_atomic
 from agentic_eval.recordings.layout import LabelError, agent_dir, check_label
-from agentic_eval.recordings.record import RecordingBackend
+from agentic_eval.recordings.record import ProducerMismatch, RecordingBackend
 from agentic_eval.recordings.replay import ReplayBackend
 from agentic_eval.store.db import Store, StoreError
 from agentic_eval.tasks.spec import TaskSpec
@@ -164,8 +164,10 @@ def plan_jobs(o: RunOptions) -> Plan:
             backend = RecordingBackend(backend, o.recordings)
             try:
                 backend.check_folder(domain.name)
-            except RecordingError as exc:
+            except ProducerMismatch as exc:
                 raise click.UsageError(one_line(str(exc))) from None
+            except RecordingError as exc:
+                raise click.ClickException(f"recording: {one_line(str(exc))}") from None
             spec = spec.model_copy(update={"record": True, "recordings": str(o.recordings)})
         settings = _settings(o, model)
         specs = domain.task_specs(cases, settings.limits, o.samples)

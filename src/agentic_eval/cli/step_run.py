@@ -25,7 +25,7 @@ from agentic_eval.evaluation.scenario import (
 from agentic_eval.evaluation.settings import RunSettings
 from agentic_eval.recordings.files import RecordingError, list_agents, list_transcripts
 from agentic_eval.recordings.layout import LabelError, agent_dir, check_label
-from agentic_eval.recordings.record import RecordingBackend
+from agentic_eval.recordings.record import ProducerMismatch, RecordingBackend
 from agentic_eval.recordings.replay import ReplayBackend
 from agentic_eval.store.db import Store, StoreError
 from agentic_eval.workflow.errors import WorkflowError
@@ -206,8 +206,10 @@ async def execute_step(o: StepOptions) -> int:
         recorder = RecordingBackend(backend, o.recordings)
         try:
             recorder.check_folder(s.workflow.key)
-        except RecordingError as exc:
+        except ProducerMismatch as exc:
             raise click.UsageError(one_line(str(exc))) from None
+        except RecordingError as exc:
+            raise click.ClickException(one_line(str(exc))) from None
         backend = recorder
     if o.show_prompt:
         backend = ShowingBackend(backend)

@@ -21,6 +21,10 @@ from agentic_eval.recordings.files import (
 from agentic_eval.recordings.layout import agent_dir, transcript_path
 
 
+class ProducerMismatch(RecordingError):
+    """The folder holds another producer's recordings (choose another label)."""
+
+
 class RecordingBackend(ModelBackend):
     """Delegates to ``inner`` and writes each finished sample's transcript under ``root``."""
 
@@ -39,7 +43,8 @@ class RecordingBackend(ModelBackend):
         of a folder to one provenance, so the mix could never replay.
 
         Raises:
-            RecordingError: Naming the folder and who recorded it.
+            ProducerMismatch: Naming the folder and who recorded it.
+            RecordingError: When the folder cannot be listed.
         """
         if suite in self._checked:
             return
@@ -49,9 +54,12 @@ class RecordingBackend(ModelBackend):
         for path in existing.values():
             if path in self.written:
                 continue
-            p = read_transcript(path).provenance
+            try:
+                p = read_transcript(path).provenance
+            except RecordingError:
+                continue  # not a transcript (a user's file): recording leaves it alone
             if (p.agent_kind, p.backend, p.model) != (info.agent_kind, info.backend, info.model):
-                raise RecordingError(
+                raise ProducerMismatch(
                     f"{folder} holds recordings by {p.model} ({p.agent_kind}, {p.backend}), not "
                     f"{info.model} ({info.agent_kind}, {info.backend}); record under another "
                     "--agent or --label"
