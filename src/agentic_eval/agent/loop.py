@@ -30,11 +30,17 @@ from agentic_eval.backends.base import (
     ModelBackend,
     TransientBackendError,
 )
-from agentic_eval.core.messages import Message, ToolResultBlock, ToolUseBlock, user_text
-from agentic_eval.core.model import ModelRequest, RequestKeyBuilder, ToolSpec
+from agentic_eval.core.messages import Message, ToolResultBlock, ToolUseBlock, trusted, user_text
+from agentic_eval.core.model import (
+    ModelRequest,
+    ModelResponse,
+    RequestKeyBuilder,
+    ToolSpec,
+    encode_response,
+)
 from agentic_eval.core.results import Outcome, ToolCallRecord
 from agentic_eval.core.text import redact
-from agentic_eval.core.transcript import RequestTemplate, Turn, response_key
+from agentic_eval.core.transcript import RequestTemplate, Turn, encode_turn
 
 Env = TypeVar("Env")
 
@@ -69,7 +75,11 @@ class AgentRun:
     """
 
     request: RequestTemplate | None = None
+    request_json: bytes | None = None
+    """Canonical JSON of ``request``."""
     turns: list[Turn] = field(default_factory=lambda: [])
+    turns_json: list[bytes] = field(default_factory=lambda: [])
+    """Canonical JSON of each of ``turns``."""
     tool_calls: list[ToolCallRecord] = field(default_factory=lambda: [])
     output: BaseModel | None = None
     outcome: Outcome | None = None
@@ -129,28 +139,35 @@ async def run_agent(
     run = AgentRun()
     messages: list[Message] = []
     keys = RequestKeyBuilder(model, system, specs, limits.max_tokens, temperature)
+    appended: list[Message] = []
+    appended_json: list[bytes] = []
+    """The messages the harness added since the last response, and their canonical JSON."""
 
-    def add(message: Message) -> None:
+    def add(message: Message, encoded: bytes | None = None) -> None:
         messages.append(message)
-        keys.append(message)
+        appended.append(message)
+        appended_json.append(keys.append(message, encoded))
 
     add(user_text(task))
-    appended: list[Message] = list(messages)
     tool_specs = tuple(specs)
+    temperature = float(temperature)
     for turn in range(limits.max_turns):
-        # Every part is an already-validated model: construct without re-validating (hot path).
-        request = ModelRequest.model_construct(
-            model=model,
-            system=system,
-            messages=tuple(messages),
-            tools=tool_specs,
-            max_tokens=limits.max_tokens,
-            temperature=float(temperature),
+        # Every part is an already-validated model: build without re-validating (hot path).
+        request = trusted(
+            ModelRequest,
+            {
+                "model": model,
+                "system": system,
+                "messages": tuple(messages),
+                "tools": tool_specs,
+                "max_tokens": limits.max_tokens,
+                "temperature": temperature,
+            },
         )
         if run.request is None:
             run.request = RequestTemplate.of(request)
+            run.request_json = keys.template
         request_key = keys.key()
-        where = f"turn {turn}"
         try:
             response = await backend.complete(
                 request,
@@ -162,34 +179,48 @@ async def run_agent(
                     sample=call.sample,
                 ),
             )
+            if not isinstance(response, ModelResponse):  # pyright: ignore[reportUnnecessaryIsInstance]
+                raise TypeError(f"the backend returned {type(response).__name__}, not a response")
+            encoded = encode_response(response)
         except AuthenticationFailed:
             raise
         except TransientBackendError as exc:
-            run.outcome = Outcome(kind="transient", reason=redact(str(exc)), where=where)
+            run.outcome = Outcome(kind="transient", reason=redact(str(exc)), where=f"turn {turn}")
             return run
         except BackendError as exc:
-            run.outcome = Outcome(kind="error", reason=redact(str(exc)), where=where)
+            run.outcome = Outcome(kind="error", reason=redact(str(exc)), where=f"turn {turn}")
             return run
         except Exception as exc:  # a broken backend is a harness error, never a crash
             reason = redact(f"{type(exc).__name__}: {exc}")
-            run.outcome = Outcome(kind="error", reason=reason, where=where)
+            run.outcome = Outcome(kind="error", reason=reason, where=f"turn {turn}")
             return run
         run.turns.append(
-            Turn(
-                index=turn,
-                request_key=request_key,
-                appended=tuple(appended),
-                response=response,
-                response_key=response_key(response),
+            trusted(
+                Turn,
+                {
+                    "index": turn,
+                    "request_key": request_key,
+                    "appended": tuple(appended),
+                    "response": response,
+                    "response_key": encoded.key,
+                },
             )
         )
+        run.turns_json.append(
+            encode_turn(turn, request_key, appended_json, encoded.response, encoded.key)
+        )
+        appended.clear()
+        appended_json.clear()
         run.input_tokens += response.usage.input_tokens
         run.output_tokens += response.usage.output_tokens
-        add(response.message())
+        messages.append(response.message())
+        keys.append(messages[-1], encoded.message)
         budget = limits.max_total_tokens
         if budget is not None and run.input_tokens + run.output_tokens > budget:
             run.outcome = Outcome(
-                kind="error", reason=f"exceeded the token budget ({budget})", where=where
+                kind="error",
+                reason=f"exceeded the token budget ({budget})",
+                where=f"turn {turn}",
             )
             return run
         uses = response.tool_uses()
@@ -198,11 +229,10 @@ async def run_agent(
                 run.outcome = Outcome(
                     kind="error",
                     reason=f"response cut off at max_tokens ({limits.max_tokens})",
-                    where=where,
+                    where=f"turn {turn}",
                 )
                 return run
-            appended = [user_text(NUDGE)]
-            add(appended[0])
+            add(user_text(NUDGE))
             continue
         results: list[ToolResultBlock] = []
         for use in uses:
@@ -226,8 +256,7 @@ async def run_agent(
                     kind="error", reason=f"{fault.where}: {fault.error}", where=fault.where
                 )
                 return run
-        appended = [Message(role="user", content=tuple(results))]
-        add(appended[0])
+        add(trusted(Message, {"role": "user", "content": tuple(results)}))
     run.outcome = Outcome(
         kind="error",
         reason=f"exceeded max turns ({limits.max_turns}) without submitting",
@@ -245,10 +274,21 @@ def _submit(run: AgentRun, use: ToolUseBlock, turn: int, output_model: type[Base
         status, result = "error", reason
     else:
         status, result = "ok", "submitted"
-    run.tool_calls.append(
-        ToolCallRecord(
-            turn=turn, id=use.id, name=use.name, input=use.input, result=result, status=status
-        )
+    run.tool_calls.append(_record(turn, use, result, status))
+
+
+def _record(turn: int, use: ToolUseBlock, result: str, status: Any) -> ToolCallRecord:
+    """The trace entry of a call (its parts are validated: the model's call and our result)."""
+    return trusted(
+        ToolCallRecord,
+        {
+            "turn": turn,
+            "id": use.id,
+            "name": use.name,
+            "input": use.input,
+            "result": result,
+            "status": status,
+        },
     )
 
 
@@ -261,12 +301,11 @@ def _execute(
     checkpoint: ApprovalCheckpoint,
 ) -> ToolResultBlock:
     text, status = _dispatch(use, turn, tools, env, checkpoint)
-    run.tool_calls.append(
-        ToolCallRecord(
-            turn=turn, id=use.id, name=use.name, input=use.input, result=text, status=status
-        )
+    run.tool_calls.append(_record(turn, use, text, status))
+    return trusted(
+        ToolResultBlock,
+        {"type": "tool_result", "tool_use_id": use.id, "content": text, "is_error": status != "ok"},
     )
-    return ToolResultBlock(tool_use_id=use.id, content=text, is_error=status != "ok")
 
 
 def _dispatch(

@@ -25,8 +25,17 @@ class CallContext:
     case_id: str
     turn: int
     request_key: str = ""
-    sample: int = 0
     """The request's canonical key, when the caller computed it (the loop always does)."""
+    sample: int = 0
+
+    def __init__(
+        self, domain: str, case_id: str, turn: int, request_key: str = "", sample: int = 0
+    ) -> None:
+        # The loop makes one per model call: filling the instance dict directly costs half of
+        # what the generated frozen __init__ (one object.__setattr__ per field) does.
+        self.__dict__.update(
+            domain=domain, case_id=case_id, turn=turn, request_key=request_key, sample=sample
+        )
 
 
 @dataclass(frozen=True)
@@ -104,6 +113,15 @@ class ModelBackend(ABC):
             recording was reproduced exactly (None for other backends) and why not.
         """
         return Review(transcript)
+
+    def review_encoded(self, transcript: Transcript, encoded: Callable[[], bytes]) -> Review:
+        """:meth:`review`, called by the runner, which can also give the transcript's canonical
+        JSON cheaply: ``encoded()`` returns ``canonical_bytes(transcript)``, built from parts
+        the loop serialised already. A backend that compares bytes (replay) overrides this;
+        the default calls :meth:`review`.
+        """
+        del encoded
+        return self.review(transcript)
 
     def transcript_ref(self, domain: str, case_id: str, sample: int = 0) -> str | None:
         """Where this backend keeps the sample's transcript file, if it has one (for the store)."""

@@ -21,7 +21,12 @@ _COMPACT = orjson.OPT_SORT_KEYS | _STRICT
 _INDENTED = orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2 | _STRICT
 
 
+_JSON_TYPES = frozenset({dict, list, str, int, float, bool, type(None)})
+
+
 def _plain(value: Any) -> Any:
+    if type(value) in _JSON_TYPES:  # plain data: skip the (costly) isinstance on BaseModel
+        return value
     if isinstance(value, BaseModel):
         # The model's own serializer, without model_dump's per-call argument handling: this
         # runs several times per model turn, on the replay hot path.
@@ -57,6 +62,42 @@ def canonical_bytes(value: Any, *, indent: bool = False) -> bytes:
     except ValueError as exc:
         raise TypeError(str(exc)) from None
     return text.encode("utf-8")
+
+
+Fragment = orjson.Fragment
+"""Already-canonical JSON bytes to place inside a value given to :func:`spliced_bytes`."""
+
+
+def spliced_bytes(plain: Any) -> bytes | None:
+    """Compact canonical JSON of plain data in which some values are :data:`Fragment` s of
+    canonical JSON (written as they are), or None when the data holds a value only the fallback
+    encoder takes (an integer beyond 64 bits): the caller then serialises the whole value with
+    :func:`canonical_bytes`.
+    """
+    try:
+        return orjson.dumps(plain, option=_COMPACT)
+    except orjson.JSONEncodeError:
+        return None
+
+
+def indented_bytes(plain: Any) -> bytes | None:
+    """:func:`canonical_bytes` with ``indent=True`` of plain data, or None when only the
+    fallback encoder can write it (an integer beyond 64 bits)."""
+    try:
+        return orjson.dumps(plain, option=_INDENTED)
+    except orjson.JSONEncodeError:
+        return None
+
+
+def unsorted_bytes(plain: Any) -> bytes | None:
+    """Compact JSON of plain data with each object's keys in their own order, or None when
+    orjson cannot write it. Equal to :func:`canonical_bytes` exactly when every object's keys
+    are already sorted; so when it equals some canonical bytes, so does ``canonical_bytes``.
+    """
+    try:
+        return orjson.dumps(plain, option=_STRICT)
+    except orjson.JSONEncodeError:
+        return None
 
 
 def canonical_json(value: Any, *, indent: int | None = None) -> str:

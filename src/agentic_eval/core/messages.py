@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -11,6 +11,30 @@ class Frozen(BaseModel):
     """Base for every serialised value: unknown fields are refused and values are immutable."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+F = TypeVar("F", bound=Frozen)
+_set = object.__setattr__
+
+
+def trusted(cls: type[F], values: dict[str, Any]) -> F:
+    """An instance of ``cls`` holding ``values`` as they are, without validating them.
+
+    Only for values our own code has just built from validated parts (the loop's requests and
+    turns, the harness's messages): this is what ``model_construct`` does, without its per-call
+    handling of aliases and defaults, which costs more than validation on the replay hot path.
+    Never for data read from a file or sent by a model: that is always validated.
+
+    Args:
+        cls: A :class:`Frozen` model without aliases, private attributes or post-init hooks.
+        values: Every field of ``cls``, by name, already of the field's type.
+    """
+    m = cls.__new__(cls)
+    _set(m, "__dict__", values)
+    _set(m, "__pydantic_fields_set__", set(values))
+    _set(m, "__pydantic_extra__", None)
+    _set(m, "__pydantic_private__", None)
+    return m
 
 
 class TextBlock(Frozen):

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import hashlib
+from typing import Any, Literal, NamedTuple
 
 from pydantic import Field
 
-from agentic_eval.core.canonical import sha256_of
-from agentic_eval.core.messages import ContentBlock, Frozen, Message, ToolUseBlock
+from agentic_eval.core.canonical import canonical_bytes, sha256_of
+from agentic_eval.core.messages import ContentBlock, Frozen, Message, ToolUseBlock, trusted
 
 StopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal", "other"]
 
@@ -52,7 +53,7 @@ class ModelResponse(Frozen):
 
     def message(self) -> Message:
         """This response as an assistant message for the conversation."""
-        return Message(role="assistant", content=self.content)
+        return trusted(Message, {"role": "assistant", "content": self.content})
 
     def tool_uses(self) -> list[ToolUseBlock]:
         """The tool calls in this response, in order."""
@@ -65,8 +66,6 @@ _TOOLS_JSON: dict[tuple[int, ...], tuple[tuple[ToolSpec, ...], bytes]] = {}
 def _tools_json(tools: tuple[ToolSpec, ...]) -> bytes:
     """Canonical JSON of a tool list, memoised on the specs' identity (they are built once per
     domain and offered in every case; the memo holds them, so their ids cannot be reused)."""
-    from agentic_eval.core.canonical import canonical_bytes
-
     ident = tuple(id(t) for t in tools)
     hit = _TOOLS_JSON.get(ident)
     if hit is not None:
@@ -78,13 +77,45 @@ def _tools_json(tools: tuple[ToolSpec, ...]) -> bytes:
     return text
 
 
+_last_fixed: list[tuple[tuple[Any, ...], tuple[ToolSpec, ...], tuple[bytes, bytes]]] = []
+
+
+def _fixed_json(
+    model: str, system: str, tools: tuple[ToolSpec, ...], max_tokens: int, temperature: float
+) -> tuple[bytes, bytes]:
+    """``{"max_tokens":N`` and the fields after ``messages`` (``"model":...}``) as canonical
+    JSON; the same for every request of a case, and of every case of a suite (one-entry memo,
+    holding the tool specs so their ids cannot be reused)."""
+    # repr and type tell apart what == does not (-0.0 and 0.0, True and 1)
+    ident = (model, system, type(max_tokens), max_tokens, repr(temperature))
+    ident += tuple(id(t) for t in tools)
+    for was, _, found in _last_fixed:
+        if was == ident:
+            return found
+    found = (
+        b'{"max_tokens":' + canonical_bytes(max_tokens),
+        b'"model":'
+        + canonical_bytes(model)
+        + b',"system":'
+        + canonical_bytes(system)
+        + b',"temperature":'
+        + canonical_bytes(temperature)
+        + b',"tools":'
+        + _tools_json(tools)
+        + b"}",
+    )
+    _last_fixed[:] = [(ident, tools, found)]
+    return found
+
+
 class RequestKeyBuilder:
     """Computes :meth:`ModelRequest.key` for a growing conversation without re-serialising it.
 
     The canonical JSON of a request is its sorted keys in order: ``max_tokens``, ``messages``,
     ``model``, ``system``, ``temperature``, ``tools``. The fixed parts are serialised once and each
-    message once, as it is appended; the key is then the sha256 of their concatenation, which
-    equals ``ModelRequest.key()`` exactly (a test holds the two together).
+    message once, as it is appended, into a running sha256 of everything up to the last message;
+    the key is that hash completed with the fixed tail, which equals ``ModelRequest.key()``
+    exactly (a test holds the two together).
     """
 
     def __init__(
@@ -95,30 +126,65 @@ class RequestKeyBuilder:
         max_tokens: int,
         temperature: float,
     ) -> None:
-        from agentic_eval.core.canonical import canonical_bytes
+        limit, fixed = _fixed_json(model, system, tuple(tools), max_tokens, float(temperature))
+        self._running = hashlib.sha256(limit + b',"messages":[')
+        self._tail = b"]," + fixed
+        self._empty = True
+        self.template = limit + b"," + fixed
+        """Canonical JSON of the :class:`~agentic_eval.core.transcript.RequestTemplate` of
+        these requests (the same fields but ``messages``)."""
 
-        self._head = b'{"max_tokens":' + canonical_bytes(max_tokens) + b',"messages":['
-        self._tail = (
-            b'],"model":'
-            + canonical_bytes(model)
-            + b',"system":'
-            + canonical_bytes(system)
-            + b',"temperature":'
-            + canonical_bytes(float(temperature))
-            + b',"tools":'
-            + _tools_json(tuple(tools))
-            + b"}"
-        )
-        self._parts: list[bytes] = []
+    def append(self, message: Message, encoded: bytes | None = None) -> bytes:
+        """Add the next message of the conversation.
 
-    def append(self, message: Message) -> None:
-        """Add the next message of the conversation."""
-        from agentic_eval.core.canonical import canonical_bytes
+        Args:
+            message: The message.
+            encoded: Its canonical JSON, when the caller has it already.
 
-        self._parts.append(canonical_bytes(message))
+        Returns:
+            The message's canonical JSON.
+        """
+        data = canonical_bytes(message) if encoded is None else encoded
+        self._running.update(data if self._empty else b"," + data)
+        self._empty = False
+        return data
 
     def key(self) -> str:
         """The key of the request with the messages appended so far."""
-        import hashlib
+        digest = self._running.copy()
+        digest.update(self._tail)
+        return digest.hexdigest()
 
-        return hashlib.sha256(self._head + b",".join(self._parts) + self._tail).hexdigest()
+
+class EncodedResponse(NamedTuple):
+    """A response's canonical JSON, computed once and shared by replay's integrity check, the
+    request key of the next turn and the transcript."""
+
+    response: bytes
+    """Canonical JSON of the response."""
+    message: bytes
+    """Canonical JSON of ``response.message()``."""
+    key: str
+    """sha256 of ``response``: the transcript's ``response_key``."""
+
+
+_last_encoded: tuple[ModelResponse | None, EncodedResponse] = (None, EncodedResponse(b"", b"", ""))
+
+
+def encode_response(response: ModelResponse) -> EncodedResponse:
+    """The canonical JSON and integrity key of a response.
+
+    Replay checks a recorded response's key and the loop then files the same object in its
+    transcript; a one-entry memo on the object's identity serialises it once for both (the memo
+    holds the object, so its identity cannot be reused while it is there).
+    """
+    global _last_encoded
+    last, encoded = _last_encoded
+    if last is response:
+        return encoded
+    plain = type(response).__pydantic_serializer__.to_python(response, mode="json")
+    data = canonical_bytes(plain)
+    message = canonical_bytes({"content": plain["content"], "role": "assistant"})
+    encoded = EncodedResponse(data, message, hashlib.sha256(data).hexdigest())
+    _last_encoded = (response, encoded)
+    return encoded

@@ -7,13 +7,14 @@ provenance. No header, API key or token is ever part of it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Literal
 
 from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
-from agentic_eval.core.canonical import sha256_of
-from agentic_eval.core.messages import Frozen, Message
-from agentic_eval.core.model import ModelRequest, ModelResponse, ToolSpec
+from agentic_eval.core.canonical import Fragment, canonical_bytes, spliced_bytes
+from agentic_eval.core.messages import Frozen, Message, trusted
+from agentic_eval.core.model import ModelRequest, ModelResponse, ToolSpec, encode_response
 from agentic_eval.core.results import CheckResult, Outcome, PolicyEvent, ToolCallRecord
 from agentic_eval.core.settings import RunParameters
 
@@ -61,13 +62,16 @@ class RequestTemplate(Frozen):
 
     @classmethod
     def of(cls, request: ModelRequest) -> RequestTemplate:
-        """The fixed part of ``request``."""
-        return cls(
-            model=request.model,
-            system=request.system,
-            tools=request.tools,
-            max_tokens=request.max_tokens,
-            temperature=request.temperature,
+        """The fixed part of ``request`` (whose fields are already validated)."""
+        return trusted(
+            cls,
+            {
+                "model": request.model,
+                "system": request.system,
+                "tools": request.tools,
+                "max_tokens": request.max_tokens,
+                "temperature": request.temperature,
+            },
         )
 
 
@@ -131,19 +135,74 @@ class Transcript(Frozen):
         )
 
 
-_last_response_key: tuple[ModelResponse | None, str] = (None, "")
-
-
 def response_key(response: ModelResponse) -> str:
-    """The integrity key of a recorded response.
+    """The integrity key of a recorded response: sha256 of its canonical JSON (computed once per
+    response object, see :func:`~agentic_eval.core.model.encode_response`)."""
+    return encode_response(response).key
 
-    Replay checks a recorded response's key and the loop then files the same object in its
-    transcript; a one-entry memo on the object's identity saves the second serialisation.
+
+def encode_turn(
+    index: int, request_key: str, appended: Iterable[bytes], response: bytes, response_key: str
+) -> bytes:
+    """Canonical JSON of a :class:`Turn` from its parts, already serialised.
+
+    Equals ``canonical_bytes(Turn(...))`` for the same values (a test holds the two together).
+
+    Args:
+        index: The turn number.
+        request_key: The request's key (sha256 hex).
+        appended: Canonical JSON of each appended message.
+        response: Canonical JSON of the response.
+        response_key: The response's key (sha256 hex).
     """
-    global _last_response_key
-    last, key = _last_response_key
-    if last is response:
-        return key
-    key = sha256_of(response)
-    _last_response_key = (response, key)
-    return key
+    return b"".join(
+        (
+            b'{"appended":[',
+            b",".join(appended),
+            b'],"index":',
+            str(index).encode() if type(index) is int else canonical_bytes(index),
+            b',"request_key":',
+            _key_json(request_key),
+            b',"response":',
+            response,
+            b',"response_key":',
+            _key_json(response_key),
+            b"}",
+        )
+    )
+
+
+def _key_json(key: str) -> bytes:
+    """A key as JSON: letters and digits (a sha256 in hex) need no escaping."""
+    if key.isalnum():
+        return b'"' + key.encode() + b'"'
+    return canonical_bytes(key)
+
+
+_PARTS: set[str] = {"provenance", "request", "turns"}
+
+
+def encode_transcript(
+    transcript: Transcript,
+    *,
+    provenance: bytes,
+    request: bytes | None,
+    turns: Iterable[bytes],
+) -> bytes:
+    """Canonical JSON of a transcript whose largest parts are already serialised.
+
+    Equals ``canonical_bytes(transcript)`` (a test holds the two together); only the small
+    remaining fields (identity, trace, output, verdict) are serialised here.
+
+    Args:
+        transcript: The transcript.
+        provenance: Canonical JSON of ``transcript.provenance``.
+        request: Canonical JSON of ``transcript.request`` (None when it is None).
+        turns: Canonical JSON of each turn (see :func:`encode_turn`).
+    """
+    plain = Transcript.__pydantic_serializer__.to_python(transcript, mode="json", exclude=_PARTS)
+    plain["provenance"] = Fragment(provenance)
+    plain["request"] = None if request is None else Fragment(request)
+    plain["turns"] = [Fragment(t) for t in turns]
+    encoded = spliced_bytes(plain)
+    return canonical_bytes(transcript) if encoded is None else encoded

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -17,11 +17,24 @@ from agentic_eval._version import __version__
 from agentic_eval.agent.approval import ApprovalCheckpoint
 from agentic_eval.agent.loop import AgentRun, run_agent, submit_spec
 from agentic_eval.agent.tools import DomainFault, describe_exception
-from agentic_eval.backends.base import AuthenticationFailed, CallContext, ModelBackend
+from agentic_eval.backends.base import (
+    AuthenticationFailed,
+    BackendInfo,
+    CallContext,
+    ModelBackend,
+)
 from agentic_eval.checks.base import CheckContext, Trace, run_checks
+from agentic_eval.core.canonical import canonical_bytes
+from agentic_eval.core.messages import trusted
 from agentic_eval.core.results import ApprovalMode, CheckResult, Outcome
 from agentic_eval.core.scorecard import CaseResult, ProducedBy
-from agentic_eval.core.transcript import Provenance, Transcript, Verdict
+from agentic_eval.core.transcript import (
+    TRANSCRIPT_SCHEMA_VERSION,
+    Provenance,
+    Transcript,
+    Verdict,
+    encode_transcript,
+)
 from agentic_eval.evaluation.gate import case_result
 from agentic_eval.evaluation.settings import RunSettings
 from agentic_eval.tasks.spec import TaskSpec
@@ -84,7 +97,7 @@ def _judge(
             names = ", ".join(dict.fromkeys(c.name for c in failed))
             outcome = Outcome(kind="check_failed", reason=f"failed: {names}", where=failed[0].name)
         else:
-            outcome = Outcome(kind="passed")
+            outcome = _PASSED
     return outcome, tuple(checks)
 
 
@@ -140,28 +153,38 @@ async def run_case(spec: TaskSpec[Any], backend: ModelBackend, settings: RunSett
         )
         trace = Trace(tuple(run.tool_calls), tuple(checkpoint.events))
         outcome, checks = _judge(spec, run, trace, env)
-    info = backend.info()
-    transcript = Transcript(
-        domain=spec.suite,
-        case_id=spec.case_id,
-        sample=spec.sample,
-        provenance=Provenance(
-            agent=info.agent,
-            agent_kind=info.agent_kind,
-            backend=info.backend,
-            model=info.model,
-            parameters=settings.parameters(),
-            package_version=__version__,
-            external_fixtures=spec.external_fixtures,
-        ),
-        request=run.request,
-        turns=tuple(run.turns),
-        tool_calls=trace.tool_calls,
-        policy_events=trace.policy_events,
-        output=run.output.model_dump(mode="json") if run.output is not None else None,
-        verdict=Verdict(outcome=outcome, checks=checks),
+    provenance, provenance_json = _provenance(backend.info(), settings, spec.external_fixtures)
+    # Built from values validated where they came from (the loop, the checks): not re-validated.
+    transcript = trusted(
+        Transcript,
+        {
+            "schema_version": TRANSCRIPT_SCHEMA_VERSION,
+            "domain": spec.suite,
+            "case_id": spec.case_id,
+            "sample": spec.sample,
+            "provenance": provenance,
+            "request": run.request,
+            "turns": tuple(run.turns),
+            "tool_calls": trace.tool_calls,
+            "policy_events": trace.policy_events,
+            "output": run.output.model_dump(mode="json") if run.output is not None else None,
+            "verdict": trusted(Verdict, {"outcome": outcome, "checks": checks}),
+        },
     )
-    review = backend.review(transcript)
+
+    def encoded() -> bytes:
+        if len(run.turns_json) != len(run.turns) or (run.request_json is None) != (
+            run.request is None
+        ):  # pragma: no cover - every run comes from run_agent, which keeps both
+            return canonical_bytes(transcript)
+        return encode_transcript(
+            transcript,
+            provenance=provenance_json,
+            request=run.request_json,
+            turns=run.turns_json,
+        )
+
+    review = backend.review_encoded(transcript, encoded)
     await backend.finish_case(review.transcript)
     return CaseRun(
         transcript=review.transcript,
@@ -176,7 +199,36 @@ async def run_case(spec: TaskSpec[Any], backend: ModelBackend, settings: RunSett
     )
 
 
+_PASSED = Outcome(kind="passed")
+_provenance_memo: list[tuple[BackendInfo, RunSettings, str | None, Provenance, bytes]] = []
+
+
+def _provenance(
+    info: BackendInfo, settings: RunSettings, external: str | None
+) -> tuple[Provenance, bytes]:
+    """The provenance of a run's transcripts and its canonical JSON, made once per run (a
+    one-entry memo: every sample of a run shares them)."""
+    for was_info, was_settings, was_external, provenance, encoded in _provenance_memo:
+        if was_settings is settings and was_external == external and was_info == info:
+            return provenance, encoded
+    provenance = Provenance(
+        agent=info.agent,
+        agent_kind=info.agent_kind,
+        backend=info.backend,
+        model=info.model,
+        parameters=settings.parameters(),
+        package_version=__version__,
+        external_fixtures=external,
+    )
+    encoded = canonical_bytes(provenance)
+    _provenance_memo[:] = [(info, settings, external, provenance, encoded)]
+    return provenance, encoded
+
+
 CaseCallback = Callable[[CaseRun], None]
+PAUSE_EVERY = 16
+"""A sequential run gives the event loop a turn (signal handlers, the heartbeat) before every
+this many samples: a turn costs about a tenth of a replayed sample."""
 
 
 async def run_tasks(
@@ -206,21 +258,35 @@ async def run_tasks(
     semaphore = asyncio.Semaphore(max(1, concurrency))
     runs: list[CaseRun] = []
 
-    async def one(spec: TaskSpec[Any]) -> None:
-        await asyncio.sleep(0)  # a scripted or replayed sample never suspends: let signals in
+    async def one(spec: TaskSpec[Any], pause: bool = True) -> None:
+        if pause:  # a scripted or replayed sample never suspends: let signals in
+            await asyncio.sleep(0)
         async with semaphore:
             if should_stop is not None and should_stop():
                 return
             result = await run_case(spec, backend, settings)
         if on_case is not None:
             on_case(result)
-        runs.append(replace(result, transcript=None))
+        r = result
+        runs.append(  # the same run without its transcript (faster than dataclasses.replace)
+            CaseRun(
+                None,
+                r.result,
+                r.started_at,
+                r.finished_at,
+                r.duration_ms,
+                r.input_tokens,
+                r.output_tokens,
+                r.reproduced,
+                r.problem,
+            )
+        )
 
     if concurrency <= 1:
-        for spec in specs:
+        for i, spec in enumerate(specs):
             if should_stop is not None and should_stop():
                 break
-            await one(spec)
+            await one(spec, i % PAUSE_EVERY == 0)
     else:
         try:
             async with asyncio.TaskGroup() as group:

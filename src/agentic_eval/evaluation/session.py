@@ -23,7 +23,7 @@ from agentic_eval.evaluation.persist import SampleBuffer, sample_row
 from agentic_eval.evaluation.runner import CaseCallback, CaseRun, TasksRun, produced_by, run_tasks
 from agentic_eval.evaluation.settings import RunSettings
 from agentic_eval.recordings.compare import (
-    compare_scorecard,
+    compare_scorecard_hashed,
     rewrite_scorecard,
     scorecard_sha256,
 )
@@ -160,10 +160,13 @@ async def run_session(
     problems: list[str] = []
     recorded_to: Path | None = None
     left_alone: list[Path] = []
+    digest: str | None = None
     if isinstance(backend, ReplayBackend):
         fidelity = (sum(1 for c in result.cases if c.reproduced), len(result.cases))
         problems = [c.problem for c in result.cases if not c.reproduced and c.problem]
-        same, problem = compare_scorecard(backend.directory, scorecard, full and not stopped)
+        same, problem, digest = compare_scorecard_hashed(
+            backend.directory, scorecard, full and not stopped
+        )
         if not same:
             problems.append(problem)
         reproduced = same and fidelity[0] == fidelity[1] and not stopped
@@ -190,7 +193,8 @@ async def run_session(
             raise
         left_alone = foreign
     status: RunStatus = "interrupted" if stopped else "finished"
-    digest = scorecard_sha256(scorecard)
+    if digest is None:
+        digest = scorecard_sha256(scorecard)
     store.finish_run(run_id, scorecard, result.finished_at, reproduced, status, digest)
     return SessionResult(
         suite=suite,

@@ -7,7 +7,14 @@ import hashlib
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from agentic_eval.core.canonical import canonical_bytes, canonical_file_text, first_difference
+from pydantic import TypeAdapter
+
+from agentic_eval.core.canonical import (
+    canonical_bytes,
+    canonical_file_text,
+    first_difference,
+    indented_bytes,
+)
 from agentic_eval.core.scorecard import CaseResult, Scorecard
 from agentic_eval.core.transcript import Transcript
 from agentic_eval.recordings.files import (
@@ -22,12 +29,16 @@ from agentic_eval.recordings.files import (
 )
 from agentic_eval.recordings.layout import transcript_name
 
+_CASES = TypeAdapter(tuple[CaseResult, ...])
+_GROUP = 64
+"""Cases serialised per call: one call per case costs more than the serialisation."""
+
 
 def scorecard_chunks(scorecard: Scorecard) -> Iterator[bytes]:
-    """The scorecard's canonical file text (``canonical_file_text``), in pieces: one per case.
+    """The scorecard's canonical file text (``canonical_file_text``), in pieces of a few cases.
 
-    Serialising case by case keeps a large batch from building the whole scorecard as Python
-    objects at once; the pieces concatenate to exactly ``canonical_file_text(scorecard)``.
+    Serialising a few cases at a time keeps a large batch from building the whole scorecard as
+    Python objects at once; the pieces concatenate to exactly ``canonical_file_text(scorecard)``.
     """
     head = canonical_bytes(scorecard.model_copy(update={"cases": ()}), indent=True)
     before, marker, after = head.partition(b'"cases": []')
@@ -37,10 +48,17 @@ def scorecard_chunks(scorecard: Scorecard) -> Iterator[bytes]:
         yield head + b"\n"
         return
     yield before + b'"cases": [\n'
-    last = len(scorecard.cases) - 1
-    for i, case in enumerate(scorecard.cases):
-        text = b"    " + canonical_bytes(case, indent=True).replace(b"\n", b"\n    ")
-        yield text + (b",\n" if i < last else b"\n")
+    cases = scorecard.cases
+    for start in range(0, len(cases), _GROUP):
+        group = cases[start : start + _GROUP]
+        end = b",\n" if start + _GROUP < len(cases) else b"\n"
+        listed = indented_bytes(_CASES.dump_python(group, mode="json"))
+        if listed is not None:  # "[\n  {...},\n  {...}\n]": the items, two spaces deeper
+            yield b"  " + listed[2:-2].replace(b"\n", b"\n  ") + end
+            continue
+        for i, case in enumerate(group):  # a value only the fallback encoder writes
+            text = b"    " + canonical_bytes(case, indent=True).replace(b"\n", b"\n    ")
+            yield text + (b",\n" if i < len(group) - 1 else end)
     yield b"  ]" + after + b"\n"
 
 
@@ -62,9 +80,40 @@ def compare_scorecard(directory: Path, scorecard: Scorecard, full: bool) -> tupl
     Returns:
         (reproduced, the first differing field or why it could not be compared).
     """
+    same, problem, _ = compare_scorecard_hashed(directory, scorecard, full)
+    return same, problem
+
+
+def compare_scorecard_hashed(
+    directory: Path, scorecard: Scorecard, full: bool
+) -> tuple[bool, str, str]:
+    """:func:`compare_scorecard`, plus :func:`scorecard_sha256` of the scorecard, from one
+    serialisation of it.
+
+    Returns:
+        (reproduced, the first differing field or why not, sha256 of the canonical file text).
+    """
+    digest = hashlib.sha256()
+
+    def hashed() -> Iterator[bytes]:
+        for chunk in scorecard_chunks(scorecard):
+            digest.update(chunk)
+            yield chunk
+
+    chunks = hashed()
+    same = full and _same_bytes(scorecard_path(directory), chunks)
+    for _ in chunks:  # the rest of the text, when the file differed early (or was not read)
+        pass
+    if same:
+        return True, "", digest.hexdigest()
+    same, problem = _compare_parsed(directory, scorecard, full)
+    return same, problem, digest.hexdigest()
+
+
+def _compare_parsed(directory: Path, scorecard: Scorecard, full: bool) -> tuple[bool, str]:
+    """The comparison on parsed JSON, for a committed file that is not byte for byte the
+    scorecard's canonical text."""
     path = scorecard_path(directory)
-    if full and _same_bytes(path, scorecard_chunks(scorecard)):
-        return True, ""
     try:
         data = parse_json(path, read_bounded(path))
     except RecordingError as exc:

@@ -96,6 +96,24 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+def _long_number(raw: bytes) -> bool:
+    """Whether the text may hold a number token of 19 digits or more.
+
+    A run of 19 digits inside a string (a sha256 hex digest has one in about one file in
+    twenty) is no number: a number token starts a value, so only whitespace, and a minus sign,
+    separate it from the ``:``, ``[`` or ``,`` before it (or from the start of the text). Any
+    other run is inside a string, or the text is not JSON (orjson then says so).
+    """
+    digits = raw.translate(_DIGITS_AS_ZERO)
+    at = digits.find(_LONG_RUN)
+    while at >= 0:
+        before = raw[:at].rstrip(b"-").rstrip(b" \t\r\n")
+        if not before or before[-1:] in b":[,":
+            return True
+        at = digits.find(_LONG_RUN, at + len(_LONG_RUN))
+    return False
+
+
 def parse_json(path: Path, raw: bytes) -> Any:
     """JSON data of a file's bytes.
 
@@ -103,7 +121,7 @@ def parse_json(path: Path, raw: bytes) -> Any:
         RecordingError: When it is not UTF-8 JSON.
     """
     try:
-        if _LONG_RUN in raw.translate(_DIGITS_AS_ZERO):
+        if _long_number(raw):
             return json.loads(raw, parse_constant=_no_constant)
         return orjson.loads(raw)
     except (ValueError, RecursionError) as exc:
@@ -162,7 +180,7 @@ def list_transcripts(directory: Path) -> dict[tuple[str, int], Path]:
     found: dict[tuple[str, int], Path] = {}
     if not directory.is_dir():
         return found
-    for p in sorted(directory.iterdir()):
+    for p in sorted(directory.iterdir(), key=lambda p: p.name):  # names: cheaper than paths
         key = parse_transcript_name(p.name)
         if key is None:
             continue

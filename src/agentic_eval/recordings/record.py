@@ -7,6 +7,7 @@ never reach it: the wrapped backend's client is never serialised.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from agentic_eval.backends.base import BackendInfo, CallContext, ModelBackend, Review
@@ -83,6 +84,10 @@ class RecordingBackend(ModelBackend):
     def review(self, transcript: Transcript) -> Review:
         """Forward to the wrapped backend."""
         return self.inner.review(transcript)
+
+    def review_encoded(self, transcript: Transcript, encoded: Callable[[], bytes]) -> Review:
+        """Forward to the wrapped backend."""
+        return self.inner.review_encoded(transcript, encoded)
 
     def transcript_ref(self, domain: str, case_id: str, sample: int = 0) -> str | None:
         """The transcript file this backend writes for the sample."""

@@ -12,6 +12,7 @@ never falls through to a live call.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
@@ -28,9 +29,10 @@ from agentic_eval.core.canonical import (
     canonical_bytes,
     describe_difference,
     first_difference,
+    unsorted_bytes,
     value_at,
 )
-from agentic_eval.core.model import ModelRequest, ModelResponse
+from agentic_eval.core.model import ModelRequest, ModelResponse, encode_response
 from agentic_eval.core.results import Outcome
 from agentic_eval.core.settings import RunParameters
 from agentic_eval.core.transcript import (
@@ -40,7 +42,6 @@ from agentic_eval.core.transcript import (
     Transcript,
     Turn,
     Verdict,
-    response_key,
 )
 from agentic_eval.recordings.files import (
     RecordingError,
@@ -100,6 +101,10 @@ class ReplayBackend(ModelBackend):
                     "(the transcripts of one agent folder share their provenance)"
                 )
         self._provenance: Provenance = first.provenance
+        p = first.provenance
+        self._info = BackendInfo(
+            backend=p.backend, model=p.model, agent=p.agent, agent_kind=p.agent_kind
+        )
 
     @property
     def provenance(self) -> Provenance:
@@ -108,8 +113,7 @@ class ReplayBackend(ModelBackend):
 
     def info(self) -> BackendInfo:
         """What produced the recordings, as recorded."""
-        p = self._provenance
-        return BackendInfo(backend=p.backend, model=p.model, agent=p.agent, agent_kind=p.agent_kind)
+        return self._info
 
     def parameters(self) -> RunParameters:
         """The run parameters the recordings were made with (limits, approval mode...)."""
@@ -186,7 +190,7 @@ class ReplayBackend(ModelBackend):
                 f"does not have (it holds {len(turns)} turns)"
             )
         recorded_turn = turns[turn]
-        if response_key(recorded_turn.response) != recorded_turn.response_key:
+        if encode_response(recorded_turn.response).key != recorded_turn.response_key:
             raise ReplayDivergence(
                 f"replay diverged: case {case}, turn {turn}, field turns[{turn}].response: the "
                 "recorded response does not match its sha256 (the recording was edited)"
@@ -197,6 +201,10 @@ class ReplayBackend(ModelBackend):
 
     def review(self, transcript: Transcript) -> Review:
         """Compare the judged live transcript with the recording, field by field."""
+        return self.review_encoded(transcript, lambda: canonical_bytes(transcript))
+
+    def review_encoded(self, transcript: Transcript, encoded: Callable[[], bytes]) -> Review:
+        """:meth:`review`, with the live transcript's canonical JSON given by the runner."""
         key = (transcript.case_id, transcript.sample)
         outcome = transcript.verdict.outcome
         if outcome.kind == "error" and outcome.reason.startswith("replay"):
@@ -204,8 +212,10 @@ class ReplayBackend(ModelBackend):
         loaded = self._loaded.get(key)
         if loaded is None:
             return Review(transcript, False, self.broken.get(key, "no recording"))
-        live = canonical_bytes(transcript)
-        if live == canonical_bytes(loaded.data):
+        live = encoded()
+        # A file we wrote has its keys sorted: its data written in file order is then already
+        # canonical, and equal bytes prove it (sorting every object costs more).
+        if live == unsorted_bytes(loaded.data) or live == canonical_bytes(loaded.data):
             return Review(transcript, True)
         now = json.loads(live)
         path = first_difference(loaded.data, now) or "<root>"
