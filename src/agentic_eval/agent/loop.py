@@ -30,7 +30,15 @@ from agentic_eval.backends.base import (
     ModelBackend,
     TransientBackendError,
 )
-from agentic_eval.core.messages import Message, ToolResultBlock, ToolUseBlock, trusted, user_text
+from agentic_eval.core.canonical import canonical_bytes
+from agentic_eval.core.messages import (
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    trusted,
+    user_text,
+)
 from agentic_eval.core.model import (
     ModelRequest,
     ModelResponse,
@@ -148,7 +156,7 @@ async def run_agent(
         appended.append(message)
         appended_json.append(keys.append(message, encoded))
 
-    add(user_text(task))
+    add(_task_message(task))
     tool_specs = tuple(specs)
     temperature = float(temperature)
     for turn in range(limits.max_turns):
@@ -170,14 +178,7 @@ async def run_agent(
         request_key = keys.key()
         try:
             response = await backend.complete(
-                request,
-                CallContext(
-                    domain=call.domain,
-                    case_id=call.case_id,
-                    turn=turn,
-                    request_key=request_key,
-                    sample=call.sample,
-                ),
+                request, CallContext(call.domain, call.case_id, turn, request_key, call.sample)
             )
             if not isinstance(response, ModelResponse):  # pyright: ignore[reportUnnecessaryIsInstance]
                 raise TypeError(f"the backend returned {type(response).__name__}, not a response")
@@ -256,13 +257,44 @@ async def run_agent(
                     kind="error", reason=f"{fault.where}: {fault.error}", where=fault.where
                 )
                 return run
-        add(trusted(Message, {"role": "user", "content": tuple(results)}))
+        content = tuple(results)
+        add(trusted(Message, {"role": "user", "content": content}), _results_json(content))
     run.outcome = Outcome(
         kind="error",
         reason=f"exceeded max turns ({limits.max_turns}) without submitting",
         where=f"turn {limits.max_turns - 1}",
     )
     return run
+
+
+def _task_message(task: str) -> Message:
+    """The first user message (:func:`user_text`; built without re-validating a plain str)."""
+    if type(task) is not str:
+        return user_text(task)  # validated: it says what is wrong
+    block = trusted(TextBlock, {"type": "text", "text": task})
+    return trusted(Message, {"role": "user", "content": (block,)})
+
+
+def _results_json(results: tuple[ToolResultBlock, ...]) -> bytes:
+    """Canonical JSON of the user message holding ``results`` (blocks the loop built), written
+    field by field: pydantic's serialiser costs more on the replay hot path (a test holds the
+    two together)."""
+    blocks = b",".join(
+        [
+            b"".join(
+                (
+                    b'{"content":',
+                    canonical_bytes(b.content),
+                    b',"is_error":true' if b.is_error else b',"is_error":false',
+                    b',"tool_use_id":',
+                    canonical_bytes(b.tool_use_id),
+                    b',"type":"tool_result"}',
+                )
+            )
+            for b in results
+        ]
+    )
+    return b'{"content":[' + blocks + b'],"role":"user"}'
 
 
 def _submit(run: AgentRun, use: ToolUseBlock, turn: int, output_model: type[BaseModel]) -> None:

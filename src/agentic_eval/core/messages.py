@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -14,7 +15,22 @@ class Frozen(BaseModel):
 
 
 F = TypeVar("F", bound=Frozen)
-_set = object.__setattr__
+
+
+def _slot_setter(name: str) -> Callable[[object, Any], None]:
+    """The setter of one of BaseModel's instance slots, called directly: cheaper than
+    ``object.__setattr__``, which looks the name up through the class hierarchy each time."""
+    descriptor: Any = BaseModel.__dict__.get(name)
+    if descriptor is None:  # pragma: no cover - a pydantic without these slots
+        return lambda instance, value: object.__setattr__(instance, name, value)
+    return descriptor.__set__
+
+
+_new = object.__new__
+_set_dict = _slot_setter("__dict__")
+_set_fields_set = _slot_setter("__pydantic_fields_set__")
+_set_extra = _slot_setter("__pydantic_extra__")
+_set_private = _slot_setter("__pydantic_private__")
 
 
 def trusted(cls: type[F], values: dict[str, Any]) -> F:
@@ -29,11 +45,11 @@ def trusted(cls: type[F], values: dict[str, Any]) -> F:
         cls: A :class:`Frozen` model without aliases, private attributes or post-init hooks.
         values: Every field of ``cls``, by name, already of the field's type.
     """
-    m = cls.__new__(cls)
-    _set(m, "__dict__", values)
-    _set(m, "__pydantic_fields_set__", set(values))
-    _set(m, "__pydantic_extra__", None)
-    _set(m, "__pydantic_private__", None)
+    m = _new(cls)
+    _set_dict(m, values)
+    _set_fields_set(m, set(values))
+    _set_extra(m, None)
+    _set_private(m, None)
     return m
 
 

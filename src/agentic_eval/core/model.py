@@ -7,8 +7,16 @@ from typing import Any, Literal, NamedTuple
 
 from pydantic import Field
 
-from agentic_eval.core.canonical import canonical_bytes, sha256_of
-from agentic_eval.core.messages import ContentBlock, Frozen, Message, ToolUseBlock, trusted
+from agentic_eval.core.canonical import canonical_bytes, sha256_of, spliced_bytes
+from agentic_eval.core.messages import (
+    ContentBlock,
+    Frozen,
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    trusted,
+)
 
 StopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal", "other"]
 
@@ -171,6 +179,33 @@ class EncodedResponse(NamedTuple):
 _last_encoded: tuple[ModelResponse | None, EncodedResponse] = (None, EncodedResponse(b"", b"", ""))
 
 
+_BLOCKS = frozenset({TextBlock, ToolUseBlock, ToolResultBlock})
+
+
+def _response_json(response: ModelResponse) -> bytes:
+    """Canonical JSON of a response. Its blocks and usage are flat models whose fields are all
+    JSON data, so their instance dicts are their JSON form, which orjson writes at a fraction
+    of pydantic's cost; a value orjson cannot write (not JSON data), or a subclass, goes
+    through pydantic's serialiser (a test holds the two paths together)."""
+    content = response.content
+    if (
+        type(response) is ModelResponse
+        and type(response.usage) is Usage
+        and _BLOCKS.issuperset(map(type, content))
+    ):
+        encoded = spliced_bytes(
+            {
+                "content": [block.__dict__ for block in content],
+                "model": response.model,
+                "stop_reason": response.stop_reason,
+                "usage": response.usage.__dict__,
+            }
+        )
+        if encoded is not None:
+            return encoded
+    return canonical_bytes(type(response).__pydantic_serializer__.to_python(response, mode="json"))
+
+
 def encode_response(response: ModelResponse) -> EncodedResponse:
     """The canonical JSON and integrity key of a response.
 
@@ -182,9 +217,15 @@ def encode_response(response: ModelResponse) -> EncodedResponse:
     last, encoded = _last_encoded
     if last is response:
         return encoded
-    plain = type(response).__pydantic_serializer__.to_python(response, mode="json")
-    data = canonical_bytes(plain)
-    message = canonical_bytes({"content": plain["content"], "role": "assistant"})
+    data = _response_json(response)
+    if type(response) is ModelResponse:
+        # {"content":[...],"model":"...","stop_reason":"...","usage":{...}}: the message is the
+        # same content with its role. After the content no '],"' can occur outside a string,
+        # and inside one a quote is escaped: the last '],"model":' ends the content.
+        end = data.rfind(b'],"model":') + 1
+        message = b'{"content":' + data[11:end] + b',"role":"assistant"}'
+    else:  # a subclass may add fields: serialise its message on its own
+        message = canonical_bytes(response.message())
     encoded = EncodedResponse(data, message, hashlib.sha256(data).hexdigest())
     _last_encoded = (response, encoded)
     return encoded

@@ -150,36 +150,27 @@ def encode_turn(
 
     Args:
         index: The turn number.
-        request_key: The request's key (sha256 hex).
+        request_key: The request's key: a sha256 in hex, as the loop computes it (hex digits
+            need no escaping in JSON).
         appended: Canonical JSON of each appended message.
         response: Canonical JSON of the response.
-        response_key: The response's key (sha256 hex).
+        response_key: The response's key: a sha256 in hex.
     """
     return b"".join(
         (
             b'{"appended":[',
             b",".join(appended),
             b'],"index":',
-            str(index).encode() if type(index) is int else canonical_bytes(index),
-            b',"request_key":',
-            _key_json(request_key),
-            b',"response":',
+            str(index).encode(),
+            b',"request_key":"',
+            request_key.encode(),
+            b'","response":',
             response,
-            b',"response_key":',
-            _key_json(response_key),
-            b"}",
+            b',"response_key":"',
+            response_key.encode(),
+            b'"}',
         )
     )
-
-
-def _key_json(key: str) -> bytes:
-    """A key as JSON: letters and digits (a sha256 in hex) need no escaping."""
-    if key.isalnum():
-        return b'"' + key.encode() + b'"'
-    return canonical_bytes(key)
-
-
-_PARTS: set[str] = {"provenance", "request", "turns"}
 
 
 def encode_transcript(
@@ -191,8 +182,11 @@ def encode_transcript(
 ) -> bytes:
     """Canonical JSON of a transcript whose largest parts are already serialised.
 
-    Equals ``canonical_bytes(transcript)`` (a test holds the two together); only the small
-    remaining fields (identity, trace, output, verdict) are serialised here.
+    Equals ``canonical_bytes(transcript)`` (a test holds the two together over every committed
+    recording). The small remaining parts (trace entries, outcome, check results) are flat
+    models whose fields are all JSON data: their instance dicts are their JSON form, which
+    orjson writes at a fraction of pydantic's cost. A value orjson cannot write (not JSON
+    data) sends the whole transcript through :func:`canonical_bytes`, which says so.
 
     Args:
         transcript: The transcript.
@@ -200,9 +194,22 @@ def encode_transcript(
         request: Canonical JSON of ``transcript.request`` (None when it is None).
         turns: Canonical JSON of each turn (see :func:`encode_turn`).
     """
-    plain = Transcript.__pydantic_serializer__.to_python(transcript, mode="json", exclude=_PARTS)
-    plain["provenance"] = Fragment(provenance)
-    plain["request"] = None if request is None else Fragment(request)
-    plain["turns"] = [Fragment(t) for t in turns]
+    t, verdict = transcript, transcript.verdict
+    plain = {
+        "case_id": t.case_id,
+        "domain": t.domain,
+        "output": t.output,
+        "policy_events": [e.__dict__ for e in t.policy_events],
+        "provenance": Fragment(provenance),
+        "request": None if request is None else Fragment(request),
+        "sample": t.sample,
+        "schema_version": t.schema_version,
+        "tool_calls": [c.__dict__ for c in t.tool_calls],
+        "turns": [Fragment(turn) for turn in turns],
+        "verdict": {
+            "checks": [c.__dict__ for c in verdict.checks],
+            "outcome": verdict.outcome.__dict__,
+        },
+    }
     encoded = spliced_bytes(plain)
     return canonical_bytes(transcript) if encoded is None else encoded

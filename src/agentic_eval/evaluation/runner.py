@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from pydantic import BaseModel
+
 from agentic_eval._version import __version__
 from agentic_eval.agent.approval import ApprovalCheckpoint
 from agentic_eval.agent.loop import AgentRun, run_agent, submit_spec
@@ -167,7 +169,7 @@ async def run_case(spec: TaskSpec[Any], backend: ModelBackend, settings: RunSett
             "turns": tuple(run.turns),
             "tool_calls": trace.tool_calls,
             "policy_events": trace.policy_events,
-            "output": run.output.model_dump(mode="json") if run.output is not None else None,
+            "output": _output_json(run.output),
             "verdict": trusted(Verdict, {"outcome": outcome, "checks": checks}),
         },
     )
@@ -200,6 +202,15 @@ async def run_case(spec: TaskSpec[Any], backend: ModelBackend, settings: RunSett
 
 
 _PASSED = Outcome(kind="passed")
+
+
+def _output_json(output: BaseModel | None) -> dict[str, Any] | None:
+    """``output.model_dump(mode="json")``, without its per-call argument handling."""
+    if output is None:
+        return None
+    return type(output).__pydantic_serializer__.to_python(output, mode="json")
+
+
 _provenance_memo: list[tuple[BackendInfo, RunSettings, str | None, Provenance, bytes]] = []
 
 
@@ -258,13 +269,7 @@ async def run_tasks(
     semaphore = asyncio.Semaphore(max(1, concurrency))
     runs: list[CaseRun] = []
 
-    async def one(spec: TaskSpec[Any], pause: bool = True) -> None:
-        if pause:  # a scripted or replayed sample never suspends: let signals in
-            await asyncio.sleep(0)
-        async with semaphore:
-            if should_stop is not None and should_stop():
-                return
-            result = await run_case(spec, backend, settings)
+    def keep(result: CaseRun) -> None:
         if on_case is not None:
             on_case(result)
         r = result
@@ -282,11 +287,21 @@ async def run_tasks(
             )
         )
 
+    async def one(spec: TaskSpec[Any]) -> None:
+        await asyncio.sleep(0)  # let signals in before the semaphore is taken
+        async with semaphore:
+            if should_stop is not None and should_stop():
+                return
+            result = await run_case(spec, backend, settings)
+        keep(result)
+
     if concurrency <= 1:
         for i, spec in enumerate(specs):
+            if i % PAUSE_EVERY == 0:  # a scripted or replayed sample never suspends
+                await asyncio.sleep(0)  # let signals in
             if should_stop is not None and should_stop():
                 break
-            await one(spec, i % PAUSE_EVERY == 0)
+            keep(await run_case(spec, backend, settings))
     else:
         try:
             async with asyncio.TaskGroup() as group:

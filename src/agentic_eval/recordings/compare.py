@@ -6,8 +6,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-
-from pydantic import TypeAdapter
+from typing import Any
 
 from agentic_eval.core.canonical import (
     canonical_bytes,
@@ -15,6 +14,7 @@ from agentic_eval.core.canonical import (
     first_difference,
     indented_bytes,
 )
+from agentic_eval.core.results import CheckResult, Outcome
 from agentic_eval.core.scorecard import CaseResult, Scorecard
 from agentic_eval.core.transcript import Transcript
 from agentic_eval.recordings.files import (
@@ -29,9 +29,23 @@ from agentic_eval.recordings.files import (
 )
 from agentic_eval.recordings.layout import transcript_name
 
-_CASES = TypeAdapter(tuple[CaseResult, ...])
 _GROUP = 64
 """Cases serialised per call: one call per case costs more than the serialisation."""
+
+
+def _case_plain(case: CaseResult) -> Any:
+    """A case result's JSON form: its fields, its outcome's and its checks' (flat models whose
+    fields are all JSON data), without pydantic's serialiser; anything else (a subclass, a
+    value that is not JSON data) is serialised by pydantic, or refused by orjson."""
+    if type(case) is CaseResult and type(case.outcome) is Outcome:
+        checks = case.checks
+        if all(type(c) is CheckResult for c in checks):
+            return {
+                **case.__dict__,
+                "outcome": case.outcome.__dict__,
+                "checks": [c.__dict__ for c in checks],
+            }
+    return case.model_dump(mode="json")
 
 
 def scorecard_chunks(scorecard: Scorecard) -> Iterator[bytes]:
@@ -52,7 +66,7 @@ def scorecard_chunks(scorecard: Scorecard) -> Iterator[bytes]:
     for start in range(0, len(cases), _GROUP):
         group = cases[start : start + _GROUP]
         end = b",\n" if start + _GROUP < len(cases) else b"\n"
-        listed = indented_bytes(_CASES.dump_python(group, mode="json"))
+        listed = indented_bytes([_case_plain(case) for case in group])
         if listed is not None:  # "[\n  {...},\n  {...}\n]": the items, two spaces deeper
             yield b"  " + listed[2:-2].replace(b"\n", b"\n  ") + end
             continue

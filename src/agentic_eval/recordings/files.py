@@ -180,13 +180,15 @@ def list_transcripts(directory: Path) -> dict[tuple[str, int], Path]:
     found: dict[tuple[str, int], Path] = {}
     if not directory.is_dir():
         return found
-    for p in sorted(directory.iterdir(), key=lambda p: p.name):  # names: cheaper than paths
-        key = parse_transcript_name(p.name)
+    with os.scandir(directory) as listing:  # its entries know their type: no stat per file
+        entries = sorted(listing, key=lambda e: e.name)
+    for entry in entries:
+        key = parse_transcript_name(entry.name)
         if key is None:
             continue
-        if not p.is_file():
-            raise RecordingError(f"{p}: not a regular file")
-        found[key] = p
+        if not entry.is_file():
+            raise RecordingError(f"{directory / entry.name}: not a regular file")
+        found[key] = directory / entry.name
     return dict(sorted(found.items()))
 
 

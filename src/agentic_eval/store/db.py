@@ -178,21 +178,21 @@ def _sqlite_datetime(moment: datetime) -> str:
     return (text[1:11] + b" " + text[12:20]).decode() + ".000000"
 
 
-def _sqlite_params(batch: list[dict[str, Any]]) -> list[tuple[Any, ...]] | None:
-    """Sample rows as sqlite3 parameters, converted exactly as SQLAlchemy's SQLite types convert
-    them (a datetime to ``YYYY-MM-DD HH:MM:SS.ffffff``, without its zone; a JSON value to
-    ``json.dumps`` text; a boolean to 0/1), or None when a row is not one this path takes (a
-    column missing or extra, a value of another type): SQLAlchemy then inserts the batch.
-    SQLAlchemy's per-row work costs more than the insert itself (a test holds the two paths
-    to the same stored rows).
+def _sqlite_params(run_id: str, rows: list[dict[str, Any]]) -> list[tuple[Any, ...]] | None:
+    """Sample rows of a run as sqlite3 parameters, converted exactly as SQLAlchemy's SQLite
+    types convert them (a datetime to ``YYYY-MM-DD HH:MM:SS.ffffff``, without its zone; a JSON
+    value to ``json.dumps`` text; a boolean to 0/1), or None when a row is not one this path
+    takes (a column missing or extra, a value of another type, a NUL to remove): SQLAlchemy
+    then inserts the batch. SQLAlchemy's per-row work costs more than the insert itself (a
+    test holds the two paths to the same stored rows).
     """
     out: list[tuple[Any, ...]] = []
     dumps = _json_text()
-    for row in batch:
-        if len(row) != len(_COLUMN_NAMES):
+    for row in rows:
+        if len(row) != len(_COLUMN_NAMES) - 1 or "run_id" in row:
             return None
         try:
-            values = [row[name] for name in _COLUMN_NAMES]
+            values = [run_id if name == "run_id" else row[name] for name in _COLUMN_NAMES]
         except KeyError:
             return None
         for i in _DATETIME_AT:
@@ -215,6 +215,9 @@ def _sqlite_params(batch: list[dict[str, Any]]) -> list[tuple[Any, ...]] | None:
                     return None
                 values[i] = int(flag)  # sqlite3 adapts a bool at some cost; SQLAlchemy: int
         if not _PLAIN.issuperset(map(type, values)):
+            return None
+        text = "".join([v for v in values if type(v) is str])
+        if "\x00" in text or "\\u0000" in text:  # a NUL (json.dumps writes \u0000): clean()
             return None
         out.append(tuple(values))
     return out
@@ -316,11 +319,21 @@ class Store:
     def add_samples(self, run_id: str, rows: Iterable[dict[str, Any]]) -> None:
         """Insert sample rows (dicts of :class:`EvalSample` columns) in one transaction; a row
         whose (run, case, sample) is already stored is skipped. Moves the run's heartbeat."""
-        batch = [{**clean(r), "run_id": run_id} for r in rows]
-        if not batch:
+        rows = list(rows)
+        if not rows:
             return
         keys = ["run_id", "case_id", "sample"]
         with self._begin("write samples") as conn:
+            params = _sqlite_params(run_id, rows) if conn.dialect.name == "sqlite" else None
+            if params is not None:  # the driver directly: a fifth of a replayed sample less
+                conn.exec_driver_sql(_SQLITE_INSERT, params)
+                conn.execute(
+                    update(EvalRun)
+                    .where(EvalRun.id == run_id)
+                    .values(heartbeat_at=datetime.now(UTC))
+                )
+                return
+            batch = [{**clean(r), "run_id": run_id} for r in rows]
             if conn.dialect.name == "postgresql":
                 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
@@ -328,14 +341,10 @@ class Store:
                     pg_insert(EvalSample).on_conflict_do_nothing(index_elements=keys), batch
                 )
             elif conn.dialect.name == "sqlite":
-                params = _sqlite_params(batch)
-                if params is not None:  # the driver directly: a fifth of a replayed sample less
-                    conn.exec_driver_sql(_SQLITE_INSERT, params)
-                else:
-                    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+                from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-                    stmt = sqlite_insert(EvalSample).on_conflict_do_nothing(index_elements=keys)
-                    conn.execute(stmt, batch)
+                stmt = sqlite_insert(EvalSample).on_conflict_do_nothing(index_elements=keys)
+                conn.execute(stmt, batch)
             else:  # pragma: no cover - other dialects insert plainly
                 conn.execute(insert(EvalSample), batch)
             conn.execute(
