@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from fractions import Fraction
 
+from agentic_eval.core.messages import trusted
 from agentic_eval.core.results import unapproved_attempts, unapproved_executions
 from agentic_eval.core.scorecard import (
     CaseResult,
@@ -31,17 +32,23 @@ EXIT_CODES: dict[GateVerdict, int] = {"PASS": 0, "FAIL": 1, "INCONCLUSIVE": 2}
 
 
 def case_result(t: Transcript) -> CaseResult:
-    """A sample's scorecard entry, derived from its transcript alone."""
-    return CaseResult(
-        case_id=t.case_id,
-        sample=t.sample,
-        outcome=t.verdict.outcome,
-        checks=t.verdict.checks,
-        hard_gate_failed=any(c.hard_gate and not c.passed for c in t.verdict.checks),
-        unapproved_attempts=unapproved_attempts(t.policy_events),
-        unapproved_executions=unapproved_executions(t.policy_events),
-        turns=len(t.turns),
-        tool_calls=len(t.tool_calls),
+    """A sample's scorecard entry, derived from its transcript alone (a validated model, so its
+    parts are not validated again: this runs once per sample)."""
+    checks = t.verdict.checks
+    events = t.policy_events
+    return trusted(
+        CaseResult,
+        {
+            "case_id": t.case_id,
+            "sample": t.sample,
+            "outcome": t.verdict.outcome,
+            "checks": checks,
+            "hard_gate_failed": any(c.hard_gate and not c.passed for c in checks),
+            "unapproved_attempts": unapproved_attempts(events) if events else 0,
+            "unapproved_executions": unapproved_executions(events) if events else 0,
+            "turns": len(t.turns),
+            "tool_calls": len(t.tool_calls),
+        },
     )
 
 

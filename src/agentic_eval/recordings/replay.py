@@ -32,6 +32,7 @@ from agentic_eval.core.canonical import (
     unsorted_bytes,
     value_at,
 )
+from agentic_eval.core.messages import Frozen, Message
 from agentic_eval.core.model import ModelRequest, ModelResponse, encode_response
 from agentic_eval.core.results import Outcome
 from agentic_eval.core.settings import RunParameters
@@ -40,7 +41,6 @@ from agentic_eval.core.transcript import (
     Provenance,
     RequestTemplate,
     Transcript,
-    Turn,
     Verdict,
 )
 from agentic_eval.recordings.files import (
@@ -52,16 +52,32 @@ from agentic_eval.recordings.files import (
 )
 from agentic_eval.recordings.layout import folder_label
 
-_TURNS = TypeAdapter(tuple[Turn, ...])
+
+class _ServedTurn(Frozen):
+    """A recorded :class:`Turn` as replay serves it: the response is validated, since the loop
+    acts on it; the appended messages are kept as the file's JSON. The loop builds those
+    itself, the request key proves them equal before each response is served, and the final
+    comparison holds every byte of them to the recording (validating them again on every
+    load cost more than a third of reading a recording)."""
+
+    index: int
+    request_key: str
+    appended: tuple[Any, ...]
+    response: ModelResponse
+    response_key: str
+
+
+_TURNS = TypeAdapter(tuple[_ServedTurn, ...])
+_MESSAGES = TypeAdapter(tuple[Message, ...])
 Key = tuple[str, int]
 
 
 class _Loaded:
-    """One sample's recording while it replays: the file's data and its validated turns."""
+    """One sample's recording while it replays: the file's data and its turns."""
 
     __slots__ = ("data", "path", "turns")
 
-    def __init__(self, path: Path, data: dict[str, Any], turns: tuple[Turn, ...]) -> None:
+    def __init__(self, path: Path, data: dict[str, Any], turns: tuple[_ServedTurn, ...]) -> None:
         self.path, self.data, self.turns = path, data, turns
 
 
@@ -239,7 +255,15 @@ def _request_difference(loaded: _Loaded, case: str, turn: int, request: ModelReq
         return f"{head}: the request differs from the recording (its request template is invalid)"
     messages: list[Any] = []
     for t in loaded.turns[: turn + 1]:
-        messages.extend(t.appended)
+        try:
+            messages.extend(_MESSAGES.validate_python(t.appended))
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            loc = ".".join(str(p) for p in err["loc"])
+            return (
+                f"{head}, field request.messages: the recording's turns[{t.index}].appended.{loc} "
+                f"is invalid: {err['msg']}"
+            )
         if t.index < turn:
             messages.append(t.response.message())
     recorded = ModelRequest(
