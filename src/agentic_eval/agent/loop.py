@@ -140,13 +140,10 @@ async def run_agent(
         The run. Never raises for agent or provider failures; only
         :class:`AuthenticationFailed` propagates, since no run can proceed without credentials.
     """
-    specs = [t.spec for t in tools]
-    if tools.has_approval_rules():
-        specs.append(REQUEST_APPROVAL_SPEC)
-    specs.append(submit_spec(output_model))
+    tool_specs = _offered(tools.specs(), tools.has_approval_rules(), output_model)
     run = AgentRun()
     messages: list[Message] = []
-    keys = RequestKeyBuilder(model, system, specs, limits.max_tokens, temperature)
+    keys = RequestKeyBuilder(model, system, tool_specs, limits.max_tokens, temperature)
     appended: list[Message] = []
     appended_json: list[bytes] = []
     """The messages the harness added since the last response, and their canonical JSON."""
@@ -157,7 +154,6 @@ async def run_agent(
         appended_json.append(keys.append(message, encoded))
 
     add(_task_message(task))
-    tool_specs = tuple(specs)
     temperature = float(temperature)
     for turn in range(limits.max_turns):
         # Every part is an already-validated model: build without re-validating (hot path).
@@ -265,6 +261,25 @@ async def run_agent(
         where=f"turn {limits.max_turns - 1}",
     )
     return run
+
+
+_last_offered: list[tuple[tuple[ToolSpec, ...], bool, type[BaseModel], tuple[ToolSpec, ...]]] = []
+
+
+def _offered(
+    specs: tuple[ToolSpec, ...], approval: bool, output_model: type[BaseModel]
+) -> tuple[ToolSpec, ...]:
+    """The tools offered to the model: the domain's, ``request_approval`` when a tool has an
+    approval rule, and ``submit``. The same tuple for every case of a suite (a one-entry memo,
+    holding what it was made from, so their ids cannot be reused), which lets the request key
+    builder recognise the tools by identity."""
+    for was_specs, was_approval, was_model, offered in _last_offered:
+        if was_specs is specs and was_approval is approval and was_model is output_model:
+            return offered
+    extra = (REQUEST_APPROVAL_SPEC,) if approval else ()
+    offered = (*specs, *extra, submit_spec(output_model))
+    _last_offered[:] = [(specs, approval, output_model, offered)]
+    return offered
 
 
 def _task_message(task: str) -> Message:

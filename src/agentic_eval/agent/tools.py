@@ -224,6 +224,8 @@ class ToolRegistry(Generic[Env]):
 
     def __init__(self) -> None:
         self._tools: dict[str, Tool[Env]] = {}
+        self._specs: tuple[ToolSpec, ...] | None = None
+        self._rules: bool | None = None
 
     def tool(
         self,
@@ -255,6 +257,7 @@ class ToolRegistry(Generic[Env]):
         if tool.name in self._tools or tool.name in RESERVED_TOOL_NAMES:
             raise ValueError(f"tool name {tool.name!r} is already registered or reserved")
         self._tools[tool.name] = tool
+        self._specs = self._rules = None
 
     def get(self, name: str) -> Tool[Env] | None:
         """The tool called ``name``, if any."""
@@ -270,9 +273,18 @@ class ToolRegistry(Generic[Env]):
         """Tool names in registration order."""
         return list(self._tools)
 
+    def specs(self) -> tuple[ToolSpec, ...]:
+        """The tools as the model sees them, in registration order (one tuple until the next
+        registration: every case of a suite offers the same object)."""
+        if self._specs is None:
+            self._specs = tuple(t.spec for t in self._tools.values())
+        return self._specs
+
     def has_approval_rules(self) -> bool:
         """Whether any tool can require approval."""
-        return any(t.requires_approval is not None for t in self._tools.values())
+        if self._rules is None:
+            self._rules = any(t.requires_approval is not None for t in self._tools.values())
+        return self._rules
 
 
 SUBMIT_TOOL = "submit"

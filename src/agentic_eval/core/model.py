@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import operator
 from typing import Any, Literal, NamedTuple
 
 from pydantic import Field
@@ -85,23 +86,36 @@ def _tools_json(tools: tuple[ToolSpec, ...]) -> bytes:
     return text
 
 
-_last_fixed: list[tuple[tuple[Any, ...], tuple[ToolSpec, ...], tuple[bytes, bytes]]] = []
+class _Fixed(NamedTuple):
+    """The parts of a case's requests that do not change from turn to turn, serialised."""
+
+    start: Any
+    """A sha256 fed ``{"max_tokens":N,"messages":[`` (copied, never updated itself)."""
+    tail: bytes
+    """``],"model":...}``: what follows the messages."""
+    template: bytes
+    """Canonical JSON of the request template (every field but ``messages``)."""
+
+
+_last_fixed: list[tuple[tuple[Any, ...], tuple[ToolSpec, ...], _Fixed]] = []
 
 
 def _fixed_json(
     model: str, system: str, tools: tuple[ToolSpec, ...], max_tokens: int, temperature: float
-) -> tuple[bytes, bytes]:
-    """``{"max_tokens":N`` and the fields after ``messages`` (``"model":...}``) as canonical
-    JSON; the same for every request of a case, and of every case of a suite (one-entry memo,
-    holding the tool specs so their ids cannot be reused)."""
+) -> _Fixed:
+    """The fixed parts of the canonical JSON of requests: the same for every request of a case,
+    and of every case of a suite (a one-entry memo, holding the tool specs so their ids cannot
+    be reused)."""
     # repr and type tell apart what == does not (-0.0 and 0.0, True and 1)
     ident = (model, system, type(max_tokens), max_tokens, repr(temperature))
-    ident += tuple(id(t) for t in tools)
-    for was, _, found in _last_fixed:
-        if was == ident:
+    for was, was_tools, found in _last_fixed:
+        if was == ident and (
+            was_tools is tools
+            or (len(was_tools) == len(tools) and all(map(operator.is_, was_tools, tools)))
+        ):
             return found
-    found = (
-        b'{"max_tokens":' + canonical_bytes(max_tokens),
+    limit = b'{"max_tokens":' + canonical_bytes(max_tokens)
+    after = (
         b'"model":'
         + canonical_bytes(model)
         + b',"system":'
@@ -110,8 +124,9 @@ def _fixed_json(
         + canonical_bytes(temperature)
         + b',"tools":'
         + _tools_json(tools)
-        + b"}",
+        + b"}"
     )
+    found = _Fixed(hashlib.sha256(limit + b',"messages":['), b"]," + after, limit + b"," + after)
     _last_fixed[:] = [(ident, tools, found)]
     return found
 
@@ -134,11 +149,17 @@ class RequestKeyBuilder:
         max_tokens: int,
         temperature: float,
     ) -> None:
-        limit, fixed = _fixed_json(model, system, tuple(tools), max_tokens, float(temperature))
-        self._running = hashlib.sha256(limit + b',"messages":[')
-        self._tail = b"]," + fixed
+        fixed = _fixed_json(
+            model,
+            system,
+            tools if type(tools) is tuple else tuple(tools),
+            max_tokens,
+            float(temperature),
+        )
+        self._running = fixed.start.copy()
+        self._tail = fixed.tail
         self._empty = True
-        self.template = limit + b"," + fixed
+        self.template = fixed.template
         """Canonical JSON of the :class:`~agentic_eval.core.transcript.RequestTemplate` of
         these requests (the same fields but ``messages``)."""
 

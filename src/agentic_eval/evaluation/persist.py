@@ -30,7 +30,8 @@ def sample_row(
         "outcome": r.outcome.kind,
         "failure_reason": r.outcome.reason,
         "failure_where": r.outcome.where,
-        "checks": [c.model_dump(mode="json") for c in r.checks],
+        # each check's own serialiser, without model_dump's per-call argument handling
+        "checks": [type(c).__pydantic_serializer__.to_python(c, mode="json") for c in r.checks],
         "hard_gate_failed": r.hard_gate_failed,
         "unapproved_attempts": r.unapproved_attempts,
         "unapproved_executions": r.unapproved_executions,
