@@ -242,3 +242,34 @@ async def test_incremental_request_keys_equal_the_canonical_key() -> None:
     assert len(run.turns) == 3
     for request, turn in zip(backend.requests, run.turns, strict=True):
         assert turn.request_key == request.key()
+
+
+async def test_a_tool_registered_after_a_run_is_offered_in_the_next_and_keys_follow() -> None:
+    # The offered tools and the request's fixed JSON are memoised per registry: a registration
+    # must show in the next request, and in its key.
+    tools: ToolRegistry[Env] = ToolRegistry()
+    tools.add(TOOLS.get("lookup"))  # type: ignore[arg-type]
+
+    async def one() -> tuple[ModelRequest, AgentRun]:
+        backend = Scripted(use("submit", 0, value="x"))
+        run = await run_agent(
+            backend,
+            CallContext("d", "c", 0),
+            model="m",
+            system="sys",
+            task="do it",
+            tools=tools,
+            env=Env(),
+            output_model=Answer,
+            checkpoint=ApprovalCheckpoint("enforce", lambda request: False),
+            limits=Limits(max_turns=2),
+        )
+        return backend.requests[0], run
+
+    before, first = await one()
+    assert [t.name for t in before.tools] == ["lookup", "submit"]
+    tools.add(TOOLS.get("pay"))  # type: ignore[arg-type]
+    after, second = await one()
+    assert [t.name for t in after.tools] == ["lookup", "pay", "request_approval", "submit"]
+    assert first.turns[0].request_key == before.key()
+    assert second.turns[0].request_key == after.key() != before.key()

@@ -129,6 +129,32 @@ def test_edited_recorded_response_names_case_turn_and_field(
     assert "case match-003, turn 1, field turns[1].response" in errors["match-003"]
 
 
+def test_edited_or_invalid_appended_message_names_case_and_field(
+    recordings: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Replay serves the recorded responses; the messages the harness appended are the loop's
+    # own, proved by the request key and held to the file by the final comparison.
+    folder = recordings / "retail_ops" / "reference"
+    edits = {
+        "otif-001": ("content", "tampered"),  # a tool result edited
+        "otif-003": ("is_error", "yes"),  # a value no message may hold
+    }
+    for case, (field, value) in edits.items():
+        path = folder / f"{case}.json"
+        data = json.loads(path.read_text())
+        block = data["turns"][1]["appended"][0]["content"][0]
+        assert block["type"] == "tool_result"
+        block[field] = value
+        path.write_text(json.dumps(data, indent=2))
+    errors = _diverged(capsys, recordings, "reference")
+    assert set(errors) == set(edits)
+    for case, (field, value) in edits.items():
+        assert (
+            f"case {case}, field turns[1].appended[0].content[0].{field}: recorded '{value}'"
+            in errors[case]
+        )
+
+
 def test_edited_fixture_value_names_case_turn_and_field_and_fails_goldens(
     recordings: Path,
     tmp_path: Path,
