@@ -78,13 +78,16 @@ def read_bounded(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
         chunks: list[bytes] = []
         size = 0
         while True:  # a regular file normally comes back in one read
-            chunk = os.read(fd, info.st_size + 1 - size if size <= info.st_size else 1)
+            want = info.st_size + 1 - size if size <= info.st_size else 1
+            chunk = os.read(fd, want)
             if not chunk:
                 break
             chunks.append(chunk)
             size += len(chunk)
             if size > info.st_size:
                 raise RecordingError(f"{path}: changed while it was read")
+            if len(chunk) < want:  # a short read of a regular file ends at its end
+                break
     except OSError as exc:
         raise RecordingError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     finally:
