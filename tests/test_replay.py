@@ -155,6 +155,22 @@ def test_edited_or_invalid_appended_message_names_case_and_field(
         )
 
 
+def test_a_request_key_mismatch_over_an_invalid_appended_message_names_it(
+    recordings: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = recordings / "retail_ops" / "reference" / "otif-001.json"
+    data = json.loads(path.read_text())
+    data["turns"][1]["request_key"] = "0" * 64
+    data["turns"][1]["appended"][0]["role"] = "system"
+    path.write_text(json.dumps(data, indent=2))
+    errors = _diverged(capsys, recordings, "reference")
+    assert list(errors) == ["otif-001"]
+    assert (
+        "case otif-001, turn 1, field request.messages: the recording's "
+        "turns[1].appended.0.role is invalid" in errors["otif-001"]
+    )
+
+
 def test_edited_fixture_value_names_case_turn_and_field_and_fails_goldens(
     recordings: Path,
     tmp_path: Path,
