@@ -93,6 +93,7 @@ async def go(
     mode: str = "enforce",
     grant: bool = False,
     limits: Limits | None = None,
+    tools: ToolRegistry[Env] = TOOLS,
 ) -> AgentRun:
     checkpoint = ApprovalCheckpoint(mode, lambda request: grant)  # type: ignore[arg-type]
     run = await run_agent(
@@ -101,7 +102,7 @@ async def go(
         model="m",
         system="sys",
         task="do it",
-        tools=TOOLS,
+        tools=tools,
         env=env or Env(),
         output_model=Answer,
         checkpoint=checkpoint,
@@ -252,18 +253,7 @@ async def test_a_tool_registered_after_a_run_is_offered_in_the_next_and_keys_fol
 
     async def one() -> tuple[ModelRequest, AgentRun]:
         backend = Scripted(use("submit", 0, value="x"))
-        run = await run_agent(
-            backend,
-            CallContext("d", "c", 0),
-            model="m",
-            system="sys",
-            task="do it",
-            tools=tools,
-            env=Env(),
-            output_model=Answer,
-            checkpoint=ApprovalCheckpoint("enforce", lambda request: False),
-            limits=Limits(max_turns=2),
-        )
+        run = await go(backend, tools=tools)
         return backend.requests[0], run
 
     before, first = await one()
