@@ -3,6 +3,7 @@ record and replay backends; checks are isolated plug-ins; suite-code bugs are ne
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date
@@ -118,7 +119,7 @@ KIND = TaskKind("sum", Total, (total_check, APPROVAL_GATE, nothing_ordered))
 def spec(
     skus: list[str], *, kind: TaskKind = KIND, sample: int = 0, **extra: Any
 ) -> TaskSpec[Shop]:
-    prices = {"a": 3, "b": 4, "c": 500}
+    prices = {"a": 3, "b": 4, "c": 500, "huge": 10**25 + 1}
     expected = sum(prices.get(s, 0) for s in skus)
     case = CaseSpec(
         id=f"sum-{'-'.join(skus)}",
@@ -171,6 +172,39 @@ async def test_a_hand_built_spec_runs_scripted_then_records_then_replays(tmp_pat
     replayed = await run_case(s, ReplayBackend(path.parent), SETTINGS)
     assert replayed.reproduced is True and replayed.problem == ""
     assert replayed.transcript == recorded.transcript == scripted.transcript
+
+
+async def test_integers_beyond_64_bits_record_and_replay_exactly(tmp_path: Path) -> None:
+    # The submitted total, the output and the check's values hold a 26-digit integer: replay
+    # reads recordings with orjson, which reads it as a float, and must read the file again
+    # exactly rather than report an edit.
+    s = spec(["huge", "a"])
+    recorder = RecordingBackend(ScriptedBackend("adder", adder), tmp_path)
+    recorded = await run_case(s, recorder, SETTINGS)
+    assert recorded.result.outcome.kind == "passed"
+    (path,) = recorder.written
+    assert b"10000000000000000000000004" in path.read_bytes()
+    replayed = await run_case(s, ReplayBackend(path.parent), SETTINGS)
+    assert (replayed.reproduced, replayed.problem) == (True, "")
+    assert replayed.transcript == recorded.transcript
+    # An edit of that number is still an edit: in the output, named with its exact values...
+    text = path.read_text()
+    data = json.loads(text)
+    data["output"]["total"] += 1
+    path.write_text(json.dumps(data, indent=2))
+    edited = await run_case(s, ReplayBackend(path.parent), SETTINGS)
+    assert edited.reproduced is False
+    assert edited.problem == (
+        "replay diverged: case sum-huge-a, field output.total: recorded "
+        "10000000000000000000000005, now 10000000000000000000000004"
+    )
+    # ... and in a response, caught by its sha256 before it is served.
+    path.write_text(text.replace("10000000000000000000000004", "10000000000000000000000005"))
+    edited = await run_case(s, ReplayBackend(path.parent), SETTINGS)
+    assert edited.reproduced is False
+    assert "turn 2, field turns[2].response: the recorded response does not match its sha256" in (
+        edited.problem
+    )
 
 
 async def test_a_crashing_check_is_reported_beside_the_others() -> None:

@@ -99,7 +99,7 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def _long_number(raw: bytes) -> bool:
+def has_long_number(raw: bytes) -> bool:
     """Whether the text may hold a number token of 19 digits or more.
 
     A run of 19 digits inside a string (a sha256 hex digest has one in about one file in
@@ -117,14 +117,24 @@ def _long_number(raw: bytes) -> bool:
     return False
 
 
-def parse_json(path: Path, raw: bytes) -> Any:
+def parse_json(path: Path, raw: bytes, *, exact: bool | None = None) -> Any:
     """JSON data of a file's bytes.
+
+    orjson reads an integer beyond 64 bits as a float; the standard library reads it exactly,
+    at several times the cost.
+
+    Args:
+        path: The file (for messages).
+        raw: Its bytes.
+        exact: None: the standard library when the text may hold a number of 19 digits or
+            more (:func:`has_long_number`), else orjson; True: the standard library; False:
+            orjson (the caller re-reads exactly when what it read does not fit).
 
     Raises:
         RecordingError: When it is not UTF-8 JSON.
     """
     try:
-        if _long_number(raw):
+        if exact or (exact is None and has_long_number(raw)):
             return json.loads(raw, parse_constant=_no_constant)
         return orjson.loads(raw)
     except (ValueError, RecursionError) as exc:

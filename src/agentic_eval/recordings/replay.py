@@ -45,6 +45,7 @@ from agentic_eval.core.transcript import (
 )
 from agentic_eval.recordings.files import (
     RecordingError,
+    has_long_number,
     list_transcripts,
     parse_json,
     read_bounded,
@@ -73,12 +74,66 @@ Key = tuple[str, int]
 
 
 class _Loaded:
-    """One sample's recording while it replays: the file's data and its turns."""
+    """One sample's recording while it replays: the file's bytes, data and turns, and whether
+    the data was read by the exact (standard library) reader."""
 
-    __slots__ = ("data", "path", "turns")
+    __slots__ = ("data", "exact", "path", "raw", "turns")
 
-    def __init__(self, path: Path, data: dict[str, Any], turns: tuple[_ServedTurn, ...]) -> None:
-        self.path, self.data, self.turns = path, data, turns
+    def __init__(
+        self,
+        path: Path,
+        raw: bytes,
+        data: dict[str, Any],
+        turns: tuple[_ServedTurn, ...],
+        exact: bool,
+    ) -> None:
+        self.path, self.raw, self.data, self.turns, self.exact = path, raw, data, turns, exact
+
+    def reread(self, key: Key) -> bool | str:
+        """Read the file again exactly if orjson may have read one of its numbers (an integer
+        beyond 64 bits) as a float: called before any difference from the recording is
+        reported, so that a long number is never mistaken for an edit.
+
+        Returns:
+            True when the data was read again, False when it could not have changed, or the
+            problem the exact reading found.
+        """
+        if self.exact or not has_long_number(self.raw):
+            return False
+        found = _read(self.path, self.raw, key, exact=True)
+        if isinstance(found, str):
+            return found
+        self.data, self.turns, self.exact = found.data, found.turns, True
+        return True
+
+
+def _read(path: Path, raw: bytes, key: Key, *, exact: bool) -> _Loaded | str:
+    """A recording's data and turns, or the problem that stops it from being replayed."""
+    try:
+        parsed = parse_json(path, raw, exact=exact)
+        if not isinstance(parsed, dict):
+            raise RecordingError(f"{path}: not a transcript object")
+        data = cast(dict[str, Any], parsed)
+        if data.get("schema_version") != TRANSCRIPT_SCHEMA_VERSION:
+            raise RecordingError(
+                f"{path}: transcript format version {data.get('schema_version')!r} is not "
+                f"the supported {TRANSCRIPT_SCHEMA_VERSION}"
+            )
+        if (data.get("case_id"), data.get("sample", 0)) != key:
+            raise RecordingError(
+                f"{path}: holds case {data.get('case_id')!r} sample {data.get('sample')!r}, "
+                f"not {key[0]!r} sample {key[1]}"
+            )
+        turns = _TURNS.validate_python(data.get("turns"))
+    except RecordingError as exc:
+        return str(exc)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"])
+        return f"{path}: invalid transcript at turns.{loc}: {err['msg']}"
+    except RecursionError:
+        return f"{path}: invalid transcript: nested too deeply"
+    return _Loaded(path, raw, data, turns, exact)
 
 
 class ReplayBackend(ModelBackend):
@@ -147,33 +202,19 @@ class ReplayBackend(ModelBackend):
             self.broken[key] = f"no recording in {self.directory}"
             return
         try:
-            raw = parse_json(path, read_bounded(path))  # orjson: fast, and strict JSON
-            if not isinstance(raw, dict):
-                raise RecordingError(f"{path}: not a transcript object")
-            data = cast(dict[str, Any], raw)
-            if data.get("schema_version") != TRANSCRIPT_SCHEMA_VERSION:
-                raise RecordingError(
-                    f"{path}: transcript format version {data.get('schema_version')!r} is not "
-                    f"the supported {TRANSCRIPT_SCHEMA_VERSION}"
-                )
-            if (data.get("case_id"), data.get("sample", 0)) != key:
-                raise RecordingError(
-                    f"{path}: holds case {data.get('case_id')!r} sample {data.get('sample')!r}, "
-                    f"not {key[0]!r} sample {key[1]}"
-                )
-            turns = _TURNS.validate_python(data.get("turns"))
+            raw = read_bounded(path)
         except RecordingError as exc:
             self.broken[key] = str(exc)
             return
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            loc = ".".join(str(p) for p in err["loc"])
-            self.broken[key] = f"{path}: invalid transcript at turns.{loc}: {err['msg']}"
-            return
-        except RecursionError:
-            self.broken[key] = f"{path}: invalid transcript: nested too deeply"
-            return
-        self._loaded[key] = _Loaded(path, data, turns)
+        # orjson first (fast, strict JSON); where what it read does not fit, the file is read
+        # again exactly before anything is reported (see _Loaded.reread).
+        found = _read(path, raw, key, exact=False)
+        if isinstance(found, str) and has_long_number(raw):
+            found = _read(path, raw, key, exact=True)
+        if isinstance(found, str):
+            self.broken[key] = found
+        else:
+            self._loaded[key] = found
 
     async def start_case(self, domain: str, case_id: str, sample: int = 0) -> None:
         """Read the sample's recording (one at a time keeps the heap small)."""
@@ -199,7 +240,15 @@ class ReplayBackend(ModelBackend):
         loaded = self._loaded.get(key)
         if loaded is None:
             raise ReplayDivergence(f"replay of case {case}: not started")
-        turns = loaded.turns
+        recorded_turn = self._served(loaded, key, turn)
+        if (call.request_key or request.key()) != recorded_turn.request_key:
+            _reread_or_raise(loaded, key)
+            raise ReplayDivergence(_request_difference(loaded, case, turn, request))
+        return recorded_turn.response
+
+    def _served(self, loaded: _Loaded, key: Key, turn: int) -> _ServedTurn:
+        """The recorded turn, its response held to its sha256."""
+        case, turns = key[0], loaded.turns
         if turn >= len(turns):
             raise ReplayDivergence(
                 f"replay diverged: case {case}, turn {turn}: the loop sent a request the recording "
@@ -207,13 +256,13 @@ class ReplayBackend(ModelBackend):
             )
         recorded_turn = turns[turn]
         if encode_response(recorded_turn.response).key != recorded_turn.response_key:
+            if _reread_or_raise(loaded, key):
+                return self._served(loaded, key, turn)
             raise ReplayDivergence(
                 f"replay diverged: case {case}, turn {turn}, field turns[{turn}].response: the "
                 "recorded response does not match its sha256 (the recording was edited)"
             )
-        if (call.request_key or request.key()) != recorded_turn.request_key:
-            raise ReplayDivergence(_request_difference(loaded, case, turn, request))
-        return recorded_turn.response
+        return recorded_turn
 
     def review(self, transcript: Transcript) -> Review:
         """Compare the judged live transcript with the recording, field by field."""
@@ -233,6 +282,13 @@ class ReplayBackend(ModelBackend):
         # canonical, and equal bytes prove it (sorting every object costs more).
         if live == unsorted_bytes(loaded.data) or live == canonical_bytes(loaded.data):
             return Review(transcript, True)
+        reread = loaded.reread(key)
+        if isinstance(reread, str):
+            return _diverged(
+                transcript, f"replay of case {transcript.case_id}: {reread}", "recording"
+            )
+        if reread and live == canonical_bytes(loaded.data):
+            return Review(transcript, True)
         now = json.loads(live)
         path = first_difference(loaded.data, now) or "<root>"
         change = describe_difference(value_at(loaded.data, path), value_at(now, path))
@@ -240,11 +296,24 @@ class ReplayBackend(ModelBackend):
             problem = f"case {transcript.case_id}: verdict not reproduced, field {path}: {change}"
             return Review(transcript, False, problem)
         message = f"replay diverged: case {transcript.case_id}, field {path}: {change}"
-        verdict = Verdict(
-            outcome=Outcome(kind="error", reason=message, where=path.split(".")[0].split("[")[0]),
-            checks=transcript.verdict.checks,
-        )
-        return Review(transcript.model_copy(update={"verdict": verdict}), False, message)
+        return _diverged(transcript, message, path.split(".")[0].split("[")[0])
+
+
+def _diverged(transcript: Transcript, message: str, where: str) -> Review:
+    """The sample, not reproduced, as an ``error`` saying where replay diverged."""
+    verdict = Verdict(
+        outcome=Outcome(kind="error", reason=message, where=where),
+        checks=transcript.verdict.checks,
+    )
+    return Review(transcript.model_copy(update={"verdict": verdict}), False, message)
+
+
+def _reread_or_raise(loaded: _Loaded, key: Key) -> bool:
+    """:meth:`_Loaded.reread`, raising the problem an exact reading found."""
+    reread = loaded.reread(key)
+    if isinstance(reread, str):
+        raise ReplayDivergence(f"replay of case {key[0]}: {reread}")
+    return reread
 
 
 def _request_difference(loaded: _Loaded, case: str, turn: int, request: ModelRequest) -> str:
