@@ -60,32 +60,6 @@ class CaseRun:
     problem: str = ""
     """Replay only: the first field not reproduced."""
 
-    def __init__(
-        self,
-        transcript: Transcript | None,
-        result: CaseResult,
-        started_at: datetime,
-        finished_at: datetime,
-        duration_ms: float,
-        input_tokens: int,
-        output_tokens: int,
-        reproduced: bool | None,
-        problem: str = "",
-    ) -> None:
-        # Two per sample: filling the instance dict directly costs a fraction of what the
-        # generated frozen __init__ (one object.__setattr__ per field) does.
-        self.__dict__.update(
-            transcript=transcript,
-            result=result,
-            started_at=started_at,
-            finished_at=finished_at,
-            duration_ms=duration_ms,
-            input_tokens=input_tokens,
-            output_tokens=output_tokens,
-            reproduced=reproduced,
-            problem=problem,
-        )
-
 
 @dataclass(frozen=True)
 class TasksRun:
