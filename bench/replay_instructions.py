@@ -4,7 +4,9 @@ noisy machine where wall-clock figures are not.
 It records N bench cases (see ``replay_bench.py``), then replays them in a fresh process under
 ``valgrind --tool=callgrind`` for two sizes; the difference divided by the difference in cases is
 the per-case cost (start-up and imports cancel out). To compare with another commit, run the same
-script from a checkout of it (``git worktree add /tmp/base <commit>``).
+script from a checkout of it (``git worktree add /tmp/base <commit>``); for a commit from before
+the task-spec API (such as the first release, 9101664), ``_record_or_replay`` must call that
+commit's ``run_session(domain, cases, backend, settings, mode, store=store)`` instead.
 
 Run: ``python bench/replay_instructions.py [--cases 100 300]`` (needs valgrind; a few minutes).
 """
