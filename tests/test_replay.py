@@ -171,6 +171,67 @@ def test_a_request_key_mismatch_over_an_invalid_appended_message_names_it(
     )
 
 
+LONG_NUMBER_FORMAT = ('"max_failure_rate": 0.01', '"max_failure_rate": 1000000000000000000000e-23')
+"""The same value, written with a run of 19 digits: the file goes to the exact reader."""
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "reproduced", "problem"),
+    [
+        (*LONG_NUMBER_FORMAT, True, ""),
+        ('"actual": null', '"actual": 1e999', False, "not JSON (number is infinity"),
+        ('"result": "', '"result": "\\udfff', False, "not JSON (invalid high surrogate"),
+        (
+            '"temperature": 0.0\n',
+            '"temperature": -0.0\n',
+            False,
+            "field provenance.parameters.temperature: recorded -0.0, now 0.0",
+        ),
+        (
+            '"temperature": 0.0,',
+            '"temperature": -0.0,',
+            False,
+            "field request.temperature: recorded -0.0, now 0.0",
+        ),
+        (
+            '"actual": null',
+            '"actual": null, "note": null',
+            False,
+            "note: recorded null, now absent",
+        ),
+    ],
+    ids=["format-only", "infinity", "lone-surrogate", "-0.0-provenance", "-0.0-request", "null"],
+)
+def test_what_the_exact_reader_reads_is_still_strict_and_named(
+    recordings: Path,
+    capsys: pytest.CaptureFixture[str],
+    old: str,
+    new: str,
+    reproduced: bool,
+    problem: str,
+) -> None:
+    # A long number sends a file to the standard library's reader, which alone would take
+    # 1e999 (as infinity, written back as null) and lone surrogates: both must stay refused.
+    path = recordings / "retail_ops" / "reference" / "chase-003.json"
+    text = path.read_text().replace(*LONG_NUMBER_FORMAT).replace(old, new, 1)
+    path.write_text(text)
+    code = main(
+        [
+            *("run", "retail_ops", "--agent", "reference", "--recordings", str(recordings)),
+            *("--cases", "chase-003", "--no-history", "--json"),
+        ]
+    )
+    out = capsys.readouterr()
+    assert "Traceback" not in out.err and "internal error" not in out.err
+    (run,) = json.loads(out.out)["runs"]
+    assert code == (0 if reproduced else 1)
+    assert run["replay"]["reproduced"] is reproduced
+    if not reproduced:
+        (case,) = run["scorecard"]["cases"]
+        assert case["case_id"] == "chase-003"
+        assert problem in case["outcome"]["reason"] or problem in json.dumps(run["replay"])
+
+
 def test_edited_fixture_value_names_case_turn_and_field_and_fails_goldens(
     recordings: Path,
     tmp_path: Path,

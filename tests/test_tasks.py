@@ -175,9 +175,8 @@ async def test_a_hand_built_spec_runs_scripted_then_records_then_replays(tmp_pat
 
 
 async def test_integers_beyond_64_bits_record_and_replay_exactly(tmp_path: Path) -> None:
-    # The submitted total, the output and the check's values hold a 26-digit integer: replay
-    # reads recordings with orjson, which reads it as a float, and must read the file again
-    # exactly rather than report an edit.
+    # The submitted total, the output and the check's values hold a 26-digit integer, which
+    # orjson alone would read as a float: replay must read it exactly, not report an edit.
     s = spec(["huge", "a"])
     recorder = RecordingBackend(ScriptedBackend("adder", adder), tmp_path)
     recorded = await run_case(s, recorder, SETTINGS)
@@ -205,6 +204,43 @@ async def test_integers_beyond_64_bits_record_and_replay_exactly(tmp_path: Path)
     assert "turn 2, field turns[2].response: the recorded response does not match its sha256" in (
         edited.problem
     )
+
+
+class Measure(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    value: float
+
+
+async def test_a_float_beyond_64_bits_edited_into_the_integer_it_rounds_to_is_an_edit(
+    tmp_path: Path,
+) -> None:
+    # 1e25 is a float; 10000000000000000905969664 is an integer (orjson would read it as the
+    # same float, so only an exact reading tells the edit from the recording).
+    kind = TaskKind("measure", Measure)
+    s = spec(["a"], kind=kind)
+
+    def measurer(task: AgentTask) -> Iterator[Any]:
+        del task
+        yield Submit({"value": 1e25})
+
+    recorder = RecordingBackend(ScriptedBackend("adder", measurer), tmp_path)
+    await run_case(s, recorder, SETTINGS)
+    (path,) = recorder.written
+    text = path.read_text()
+    assert '"value": 1e+25' in text
+    replayed = await run_case(s, ReplayBackend(path.parent), SETTINGS)
+    assert (replayed.reproduced, replayed.problem) == (True, "")
+    for n in ("10000000000000000905969664", "9999999999999999999999999"):
+        path.write_text(
+            text.replace('"output": {\n    "value": 1e+25', f'"output": {{\n    "value": {n}')
+        )
+        assert path.read_text() != text
+        edited = await run_case(s, ReplayBackend(path.parent), SETTINGS)
+        assert edited.reproduced is False
+        assert (
+            edited.problem
+            == f"replay diverged: case sum-a, field output.value: recorded {n}, now 1e+25"
+        )
 
 
 async def test_a_crashing_check_is_reported_beside_the_others() -> None:

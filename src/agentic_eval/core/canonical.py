@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from typing import Any
 
 import orjson
@@ -157,30 +158,49 @@ def first_difference(expected: Any, actual: Any, path: str = "") -> str | None:
             return f"{path}[{min(len(exp_l), len(act_l))}]"
         return None
     same = type(expected) is type(actual) and bool(expected == actual)  # pyright: ignore[reportUnknownArgumentType]
+    if same and isinstance(expected, float) and isinstance(actual, float):
+        same = math.copysign(1.0, expected) == math.copysign(1.0, actual)  # -0.0 is not 0.0
     return None if same else (path or "<root>")
 
 
-def value_at(value: Any, path: str) -> Any:
-    """The value at a path produced by :func:`first_difference` (``None`` when absent)."""
+class _Absent:
+    """The value of a field that is not there."""
+
+    def __repr__(self) -> str:
+        return "absent"
+
+
+ABSENT: Any = _Absent()
+"""What :func:`value_at` may return for a path that does not exist; shown as ``absent``."""
+
+
+def value_at(value: Any, path: str, absent: Any = None) -> Any:
+    """The value at a path produced by :func:`first_difference`, or ``absent`` when there is
+    none (pass :data:`ABSENT` to tell a missing field from a null one)."""
     import re
 
     current: Any = _plain(value)
     for name, index in re.findall(r"\.?([^.\[\]]+)|\[(\d+)\]", path):
         if name and isinstance(current, dict):
             mapping: dict[str, Any] = current  # pyright: ignore[reportUnknownVariableType]
-            current = mapping.get(name)
+            if name not in mapping:
+                return absent
+            current = mapping[name]
         elif index and isinstance(current, list):
             items: list[Any] = current  # pyright: ignore[reportUnknownVariableType]
             if int(index) >= len(items):
-                return None
+                return absent
             current = items[int(index)]
         else:
-            return None
+            return absent
     return current
 
 
 def short_repr(value: Any, limit: int = 80) -> str:
-    """A one-line, bounded repr of a JSON value for error messages."""
+    """A one-line, bounded repr of a JSON value for error messages (``absent`` for
+    :data:`ABSENT`)."""
+    if value is ABSENT:
+        return "absent"
     text = canonical_json(value) if not isinstance(value, str) else repr(value)
     text = text.replace("\n", "\\n")
     return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -117,26 +117,22 @@ def has_long_number(raw: bytes) -> bool:
     return False
 
 
-def parse_json(path: Path, raw: bytes, *, exact: bool | None = None) -> Any:
+def parse_json(path: Path, raw: bytes) -> Any:
     """JSON data of a file's bytes.
 
-    orjson reads an integer beyond 64 bits as a float; the standard library reads it exactly,
-    at several times the cost.
-
-    Args:
-        path: The file (for messages).
-        raw: Its bytes.
-        exact: None: the standard library when the text may hold a number of 19 digits or
-            more (:func:`has_long_number`), else orjson; True: the standard library; False:
-            orjson (the caller re-reads exactly when what it read does not fit).
+    orjson reads an integer beyond 64 bits as a float: a file that may hold one (a number of
+    19 digits or more, :func:`has_long_number`) is read again by the standard library, which
+    reads it exactly, once orjson has held it to strict JSON (the standard library alone would
+    take a lone surrogate, or read ``1e999`` as infinity).
 
     Raises:
         RecordingError: When it is not UTF-8 JSON.
     """
     try:
-        if exact or (exact is None and has_long_number(raw)):
+        data = orjson.loads(raw)
+        if has_long_number(raw):
             return json.loads(raw, parse_constant=_no_constant)
-        return orjson.loads(raw)
+        return data
     except (ValueError, RecursionError) as exc:
         detail = str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__
         raise RecordingError(f"{path}: not JSON ({detail})") from None

@@ -26,6 +26,7 @@ from agentic_eval.backends.base import (
     Review,
 )
 from agentic_eval.core.canonical import (
+    ABSENT,
     canonical_bytes,
     describe_difference,
     first_difference,
@@ -45,7 +46,6 @@ from agentic_eval.core.transcript import (
 )
 from agentic_eval.recordings.files import (
     RecordingError,
-    has_long_number,
     list_transcripts,
     parse_json,
     read_bounded,
@@ -74,43 +74,18 @@ Key = tuple[str, int]
 
 
 class _Loaded:
-    """One sample's recording while it replays: the file's bytes, data and turns, and whether
-    the data was read by the exact (standard library) reader."""
+    """One sample's recording while it replays: the file's data and its turns."""
 
-    __slots__ = ("data", "exact", "path", "raw", "turns")
+    __slots__ = ("data", "path", "turns")
 
-    def __init__(
-        self,
-        path: Path,
-        raw: bytes,
-        data: dict[str, Any],
-        turns: tuple[_ServedTurn, ...],
-        exact: bool,
-    ) -> None:
-        self.path, self.raw, self.data, self.turns, self.exact = path, raw, data, turns, exact
-
-    def reread(self, key: Key) -> bool | str:
-        """Read the file again exactly if orjson may have read one of its numbers (an integer
-        beyond 64 bits) as a float: called before any difference from the recording is
-        reported, so that a long number is never mistaken for an edit.
-
-        Returns:
-            True when the data was read again, False when it could not have changed, or the
-            problem the exact reading found.
-        """
-        if self.exact or not has_long_number(self.raw):
-            return False
-        found = _read(self.path, self.raw, key, exact=True)
-        if isinstance(found, str):
-            return found
-        self.data, self.turns, self.exact = found.data, found.turns, True
-        return True
+    def __init__(self, path: Path, data: dict[str, Any], turns: tuple[_ServedTurn, ...]) -> None:
+        self.path, self.data, self.turns = path, data, turns
 
 
-def _read(path: Path, raw: bytes, key: Key, *, exact: bool) -> _Loaded | str:
+def _read(path: Path, raw: bytes, key: Key) -> _Loaded | str:
     """A recording's data and turns, or the problem that stops it from being replayed."""
     try:
-        parsed = parse_json(path, raw, exact=exact)
+        parsed = parse_json(path, raw)
         if not isinstance(parsed, dict):
             raise RecordingError(f"{path}: not a transcript object")
         data = cast(dict[str, Any], parsed)
@@ -133,7 +108,7 @@ def _read(path: Path, raw: bytes, key: Key, *, exact: bool) -> _Loaded | str:
         return f"{path}: invalid transcript at turns.{loc}: {err['msg']}"
     except RecursionError:
         return f"{path}: invalid transcript: nested too deeply"
-    return _Loaded(path, raw, data, turns, exact)
+    return _Loaded(path, data, turns)
 
 
 class ReplayBackend(ModelBackend):
@@ -206,11 +181,7 @@ class ReplayBackend(ModelBackend):
         except RecordingError as exc:
             self.broken[key] = str(exc)
             return
-        # orjson first (fast, strict JSON); where what it read does not fit, the file is read
-        # again exactly before anything is reported (see _Loaded.reread).
-        found = _read(path, raw, key, exact=False)
-        if isinstance(found, str) and has_long_number(raw):
-            found = _read(path, raw, key, exact=True)
+        found = _read(path, raw, key)
         if isinstance(found, str):
             self.broken[key] = found
         else:
@@ -240,15 +211,7 @@ class ReplayBackend(ModelBackend):
         loaded = self._loaded.get(key)
         if loaded is None:
             raise ReplayDivergence(f"replay of case {case}: not started")
-        recorded_turn = self._served(loaded, key, turn)
-        if (call.request_key or request.key()) != recorded_turn.request_key:
-            _reread_or_raise(loaded, key)
-            raise ReplayDivergence(_request_difference(loaded, case, turn, request))
-        return recorded_turn.response
-
-    def _served(self, loaded: _Loaded, key: Key, turn: int) -> _ServedTurn:
-        """The recorded turn, its response held to its sha256."""
-        case, turns = key[0], loaded.turns
+        turns = loaded.turns
         if turn >= len(turns):
             raise ReplayDivergence(
                 f"replay diverged: case {case}, turn {turn}: the loop sent a request the recording "
@@ -256,13 +219,13 @@ class ReplayBackend(ModelBackend):
             )
         recorded_turn = turns[turn]
         if encode_response(recorded_turn.response).key != recorded_turn.response_key:
-            if _reread_or_raise(loaded, key):
-                return self._served(loaded, key, turn)
             raise ReplayDivergence(
                 f"replay diverged: case {case}, turn {turn}, field turns[{turn}].response: the "
                 "recorded response does not match its sha256 (the recording was edited)"
             )
-        return recorded_turn
+        if (call.request_key or request.key()) != recorded_turn.request_key:
+            raise ReplayDivergence(_request_difference(loaded, case, turn, request))
+        return recorded_turn.response
 
     def review(self, transcript: Transcript) -> Review:
         """Compare the judged live transcript with the recording, field by field."""
@@ -282,16 +245,10 @@ class ReplayBackend(ModelBackend):
         # canonical, and equal bytes prove it (sorting every object costs more).
         if live == unsorted_bytes(loaded.data) or live == canonical_bytes(loaded.data):
             return Review(transcript, True)
-        reread = loaded.reread(key)
-        if isinstance(reread, str):
-            return _diverged(
-                transcript, f"replay of case {transcript.case_id}: {reread}", "recording"
-            )
-        if reread and live == canonical_bytes(loaded.data):
-            return Review(transcript, True)
         now = json.loads(live)
         path = first_difference(loaded.data, now) or "<root>"
-        change = describe_difference(value_at(loaded.data, path), value_at(now, path))
+        was, is_ = value_at(loaded.data, path, ABSENT), value_at(now, path, ABSENT)
+        change = describe_difference(was, is_)
         if path.startswith("verdict"):
             problem = f"case {transcript.case_id}: verdict not reproduced, field {path}: {change}"
             return Review(transcript, False, problem)
@@ -306,14 +263,6 @@ def _diverged(transcript: Transcript, message: str, where: str) -> Review:
         checks=transcript.verdict.checks,
     )
     return Review(transcript.model_copy(update={"verdict": verdict}), False, message)
-
-
-def _reread_or_raise(loaded: _Loaded, key: Key) -> bool:
-    """:meth:`_Loaded.reread`, raising the problem an exact reading found."""
-    reread = loaded.reread(key)
-    if isinstance(reread, str):
-        raise ReplayDivergence(f"replay of case {key[0]}: {reread}")
-    return reread
 
 
 def _request_difference(loaded: _Loaded, case: str, turn: int, request: ModelRequest) -> str:
@@ -346,8 +295,8 @@ def _request_difference(loaded: _Loaded, case: str, turn: int, request: ModelReq
     path = first_difference(recorded, request)
     if path is None:
         return (
-            f"{head}: the request equals the recording's content but not its recorded key "
-            "(the recording was edited)"
+            f"{head}, field turns[{turn}].request_key: the request equals the recording's "
+            "content but not its recorded key (the recording was edited)"
         )
-    was, now = value_at(recorded, path), value_at(request, path)
+    was, now = value_at(recorded, path, ABSENT), value_at(request, path, ABSENT)
     return f"{head}, field request.{path}: {describe_difference(was, now)}"
