@@ -78,6 +78,17 @@ def released(env: Shop, sku: str) -> Any:
     return {"released": date(2024, 5, 1)}  # not JSON: a bug in the suite's code
 
 
+@TOOLS.tool()
+def label(env: Shop, sku: str) -> str:
+    """Shelf label of a SKU.
+
+    Args:
+        sku: The SKU.
+    """
+    del env
+    return b"caf\xe9".decode("utf-8", "surrogateescape")  # not valid Unicode: a suite bug
+
+
 @TOOLS.tool(requires_approval=_order_rule)
 def order(env: Shop, sku: str) -> str:
     """Order a SKU.
@@ -143,7 +154,7 @@ def spec(
 def adder(task: AgentTask) -> Iterator[Any]:
     total = 0
     for sku in task.inputs["skus"]:
-        tool = "released" if sku == "date" else "price"
+        tool = {"date": "released", "label": "label"}.get(sku, "price")
         (reply,) = yield Call(tool, {"sku": sku})
         total += reply.data if reply.ok and isinstance(reply.data, int) else 0
     yield Submit({"total": total})
@@ -259,6 +270,7 @@ async def test_a_crashing_check_is_reported_beside_the_others() -> None:
     [
         (["keyerror"], adder, "tool price raised KeyError"),
         (["date"], adder, "tool released returned a value that is not JSON-serialisable"),
+        (["label"], adder, "tool label returned text that is not valid Unicode"),
         (["rule-bug"], orderer, "approval rule of order raised KeyError"),
     ],
 )

@@ -144,6 +144,12 @@ class Tool(Generic[Env]):
             where = f"tool {self.name} raised {type(exc).__name__}"
             raise DomainFault(where, describe_exception(exc)) from exc
         if isinstance(value, str):
+            if not value.isascii():  # a lone surrogate (say, from a surrogateescape decode)
+                try:  # can be neither shown to a model nor written to a transcript
+                    value.encode("utf-8")
+                except UnicodeEncodeError as exc:
+                    where = f"tool {self.name} returned text that is not valid Unicode"
+                    raise DomainFault(where, describe_exception(exc)) from exc
             return value
         try:
             return canonical_json(value)
