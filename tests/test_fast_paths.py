@@ -218,7 +218,7 @@ def test_driver_insert_stores_what_sqlalchemy_stores(
     stored = []
     for name, fast in (("fast", True), ("sqlalchemy", False)):
         if not fast:
-            monkeypatch.setattr(store_db, "_sqlite_params", lambda run_id, rows: None)
+            monkeypatch.setattr(store_db, "sqlite_params", lambda run_id, rows: None)
         store = Store(f"sqlite:///{tmp_path / f'{name}.db'}")
         store.migrate()
         run_id = store.start_run("s", produced, "scripted", datetime.now(UTC))

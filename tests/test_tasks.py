@@ -189,11 +189,14 @@ async def test_integers_beyond_64_bits_record_and_replay_exactly(tmp_path: Path)
     # The submitted total, the output and the check's values hold a 26-digit integer, which
     # orjson alone would read as a float: replay must read it exactly, not report an edit.
     s = spec(["huge", "a"])
+    total = s.case.expected["total"]  # the answer key's sum, beyond 64 bits
+    assert total > 2**64
+    was, edit = str(total), str(total + 1)
     recorder = RecordingBackend(ScriptedBackend("adder", adder), tmp_path)
     recorded = await run_case(s, recorder, SETTINGS)
     assert recorded.result.outcome.kind == "passed"
     (path,) = recorder.written
-    assert b"10000000000000000000000004" in path.read_bytes()
+    assert was.encode() in path.read_bytes()
     replayed = await run_case(s, ReplayBackend(path.parent), SETTINGS)
     assert (replayed.reproduced, replayed.problem) == (True, "")
     assert replayed.transcript == recorded.transcript
@@ -205,11 +208,10 @@ async def test_integers_beyond_64_bits_record_and_replay_exactly(tmp_path: Path)
     edited = await run_case(s, ReplayBackend(path.parent), SETTINGS)
     assert edited.reproduced is False
     assert edited.problem == (
-        "replay diverged: case sum-huge-a, field output.total: recorded "
-        "10000000000000000000000005, now 10000000000000000000000004"
+        f"replay diverged: case sum-huge-a, field output.total: recorded {edit}, now {was}"
     )
     # ... and in a response, caught by its sha256 before it is served.
-    path.write_text(text.replace("10000000000000000000000004", "10000000000000000000000005"))
+    path.write_text(text.replace(was, edit))
     edited = await run_case(s, ReplayBackend(path.parent), SETTINGS)
     assert edited.reproduced is False
     assert "turn 2, field turns[2].response: the recorded response does not match its sha256" in (

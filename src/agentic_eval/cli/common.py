@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import fnmatch
+from pathlib import Path
 from typing import Any
 
 import click
 
+from agentic_eval.backends.base import ModelBackend
 from agentic_eval.core.case import CaseSpec
+from agentic_eval.core.realdata import inside_git_work_tree
 from agentic_eval.core.text import one_line
 from agentic_eval.domains.base import CaseFileError, Domain
 from agentic_eval.domains.fixtures import FixtureError
@@ -18,6 +21,8 @@ from agentic_eval.domains.registry import (
     get_domain,
     plugin_errors,
 )
+from agentic_eval.recordings.files import RecordingError
+from agentic_eval.recordings.record import ProducerMismatch, RecordingBackend
 
 
 def warn(message: str) -> None:
@@ -62,3 +67,33 @@ def select_cases(cases: list[CaseSpec], pattern: str | None) -> list[CaseSpec]:
         return cases
     globs = [g.strip() for g in pattern.split(",") if g.strip()]
     return [c for c in cases if any(fnmatch.fnmatchcase(c.id, g) for g in globs)]
+
+
+def open_recorder(
+    backend: ModelBackend, recordings: Path, suite: str, *, what: str, real_fixtures: bool
+) -> RecordingBackend:
+    """``backend`` wrapped to record ``suite`` under ``recordings``, refused in one line before
+    anything runs: real fixtures into a git work tree (usage error), a folder holding another
+    producer's recordings (usage error), or a folder that cannot be listed.
+
+    Args:
+        backend: What answers.
+        recordings: The recordings root.
+        suite: The suite whose folder is written (a domain, a workflow).
+        what: What is recorded, for messages (a domain or scenario name).
+        real_fixtures: Whether it runs on real fixtures from ``EVAL_FIXTURE_DIR``.
+    """
+    if real_fixtures and inside_git_work_tree(recordings):
+        raise click.UsageError(
+            f"{what} is using real fixtures from EVAL_FIXTURE_DIR: refusing to record into "
+            f"{recordings}, inside a git repository; pass --recordings DIR outside any git "
+            "repository"
+        )
+    recorder = RecordingBackend(backend, recordings)
+    try:
+        recorder.check_folder(suite)
+    except ProducerMismatch as exc:
+        raise click.UsageError(one_line(str(exc))) from None
+    except RecordingError as exc:
+        raise click.ClickException(f"recording: {one_line(str(exc))}") from None
+    return recorder

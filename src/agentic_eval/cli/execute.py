@@ -16,7 +16,7 @@ from agentic_eval.backends.base import AuthenticationFailed, BackendError, Model
 from agentic_eval.backends.scripted import ScriptedBackend
 from agentic_eval.backends.spec import BackendSpec, live_backend_from_spec
 from agentic_eval.cli import render
-from agentic_eval.cli.common import load_cases, resolve_domains, select_cases, warn
+from agentic_eval.cli.common import load_cases, open_recorder, resolve_domains, select_cases, warn
 from agentic_eval.cli.run import RunOptions
 from agentic_eval.core.canonical import canonical_file_text
 from agentic_eval.core.realdata import inside_git_work_tree
@@ -34,7 +34,7 @@ from agentic_eval.history import (
 )
 from agentic_eval.recordings.files import RecordingError, list_agents, write_atomic
 from agentic_eval.recordings.layout import LabelError, agent_dir, check_label
-from agentic_eval.recordings.record import ProducerMismatch, RecordingBackend
+from agentic_eval.recordings.record import RecordingBackend
 from agentic_eval.recordings.replay import ReplayBackend
 from agentic_eval.store.db import Store, StoreError
 from agentic_eval.tasks.spec import TaskSpec
@@ -154,20 +154,14 @@ def plan_jobs(o: RunOptions) -> Plan:
             _replay_jobs(o, domain, plan)
             continue
         backend, spec, model = _backend(o, domain)
-        if o.record and domain.external_fixtures() and inside_git_work_tree(o.recordings):
-            raise click.UsageError(
-                f"{domain.name} is using real fixtures from EVAL_FIXTURE_DIR: refusing to record "
-                f"into {o.recordings}, inside a git repository; pass --recordings DIR outside any "
-                "git repository"
-            )
         if o.record:
-            backend = RecordingBackend(backend, o.recordings)
-            try:
-                backend.check_folder(domain.name)
-            except ProducerMismatch as exc:
-                raise click.UsageError(one_line(str(exc))) from None
-            except RecordingError as exc:
-                raise click.ClickException(f"recording: {one_line(str(exc))}") from None
+            backend = open_recorder(
+                backend,
+                o.recordings,
+                domain.name,
+                what=domain.name,
+                real_fixtures=bool(domain.external_fixtures()),
+            )
             spec = spec.model_copy(update={"record": True, "recordings": str(o.recordings)})
         settings = _settings(o, model)
         specs = domain.task_specs(cases, settings.limits, o.samples)

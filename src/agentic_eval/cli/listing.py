@@ -22,8 +22,6 @@ from agentic_eval.recordings.files import (
 )
 from agentic_eval.recordings.layout import agent_dir
 
-_RECORDINGS = recordings_option
-
 
 def _echo(text: str) -> None:
     click.echo(printable(text))
@@ -69,7 +67,7 @@ def list_cases(domains: tuple[str, ...], pattern: str | None) -> int:
 
 @list_.command("recordings")
 @click.argument("domains", nargs=-1)
-@_RECORDINGS
+@recordings_option
 def list_recordings(domains: tuple[str, ...], recordings: Path) -> int:
     """Recorded agents of DOMAINS (default: all), with their committed scorecards."""
     for d in resolve_domains(domains):
@@ -117,7 +115,7 @@ def _find_domain(case_id: str, domain: str | None) -> Domain[Any]:
 @click.option("--domain", default=None, help="The case's domain (when ids repeat).")
 @click.option("--agent", default=None, help="Whose recording (default: reference, else the first).")
 @click.option("--sample", type=click.IntRange(0), default=0, show_default=True)
-@_RECORDINGS
+@recordings_option
 def show(case_id: str, domain: str | None, agent: str | None, sample: int, recordings: Path) -> int:
     """Show one recorded transcript turn by turn, with its checks.
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -57,3 +58,13 @@ timeout_option = click.option(
     show_default=True,
     help="Seconds per provider request (live).",
 )
+
+
+def provider_options(command: Callable[..., object]) -> Callable[..., object]:
+    """``--provider``, ``--model`` and ``--base-url``: which live model to call."""
+    return provider_option(model_option(base_url_option(command)))
+
+
+def request_options(command: Callable[..., object]) -> Callable[..., object]:
+    """``--retries`` and ``--timeout``: how each live provider request is made."""
+    return retries_option(timeout_option(command))

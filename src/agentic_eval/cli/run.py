@@ -11,12 +11,9 @@ import click
 
 from agentic_eval.cli.options import (
     FiniteFloat,
-    base_url_option,
-    model_option,
-    provider_option,
+    provider_options,
     recordings_option,
-    retries_option,
-    timeout_option,
+    request_options,
 )
 from agentic_eval.core.settings import (
     DEFAULT_MAX_FAILURE_RATE,
@@ -70,9 +67,7 @@ class RunOptions:
     help="replay (default): recorded runs, no key, no network. scripted: a domain's "
     "scripted agent. live: a model through --provider.",
 )
-@provider_option
-@model_option
-@base_url_option
+@provider_options
 @click.option(
     "--agent",
     default=None,
@@ -176,8 +171,7 @@ class RunOptions:
     show_default=True,
     help="The gate is inconclusive when the transient share exceeds it.",
 )
-@retries_option
-@timeout_option
+@request_options
 def run(
     domains: tuple[str, ...],
     backend: Mode | None,

@@ -10,12 +10,9 @@ from typing import Literal
 import click
 
 from agentic_eval.cli.options import (
-    base_url_option,
-    model_option,
-    provider_option,
+    provider_options,
     recordings_option,
-    retries_option,
-    timeout_option,
+    request_options,
 )
 from agentic_eval.core.settings import DEFAULT_MAX_TURNS
 from agentic_eval.evaluation.scenario import MAX_REJECTIONS
@@ -67,9 +64,7 @@ class StepOptions:
     help="scripted: the agent (default: the scenario's). "
     "replay: whose recording. live: the label recordings are filed under.",
 )
-@provider_option
-@model_option
-@base_url_option
+@provider_options
 @click.option(
     "--record",
     is_flag=True,
@@ -91,8 +86,7 @@ class StepOptions:
     show_default=True,
     help="Model turns per attempt.",
 )
-@retries_option
-@timeout_option
+@request_options
 def step(
     scenario: str | None,
     job: str | None,

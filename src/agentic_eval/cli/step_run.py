@@ -11,8 +11,8 @@ from agentic_eval.agent.loop import Limits
 from agentic_eval.backends.base import AuthenticationFailed, BackendError, ModelBackend
 from agentic_eval.backends.scripted import ScriptedBackend
 from agentic_eval.backends.spec import BackendSpec, live_backend_from_spec
+from agentic_eval.cli.common import open_recorder
 from agentic_eval.cli.step_view import ShowingBackend, echo, print_attempt, print_header
-from agentic_eval.core.realdata import inside_git_work_tree
 from agentic_eval.core.text import one_line
 from agentic_eval.domains.fixtures import FixtureError
 from agentic_eval.evaluation.scenario import (
@@ -25,7 +25,6 @@ from agentic_eval.evaluation.scenario import (
 from agentic_eval.evaluation.settings import RunSettings
 from agentic_eval.recordings.files import RecordingError, list_agents, list_transcripts
 from agentic_eval.recordings.layout import LabelError, agent_dir, check_label
-from agentic_eval.recordings.record import ProducerMismatch, RecordingBackend
 from agentic_eval.recordings.replay import ReplayBackend
 from agentic_eval.store.db import Store, StoreError
 from agentic_eval.workflow.errors import WorkflowError
@@ -198,19 +197,13 @@ async def execute_step(o: StepOptions) -> int:
     s = _scenario(o, wf)
     backend, settings = _backend(o, s)
     if o.record:
-        if s.external_fixtures and inside_git_work_tree(o.recordings):
-            raise click.UsageError(
-                f"{s.name} uses real fixtures from EVAL_FIXTURE_DIR: refusing to record into "
-                f"{o.recordings}, inside a git repository; pass --recordings DIR outside it"
-            )
-        recorder = RecordingBackend(backend, o.recordings)
-        try:
-            recorder.check_folder(s.workflow.key)
-        except ProducerMismatch as exc:
-            raise click.UsageError(one_line(str(exc))) from None
-        except RecordingError as exc:
-            raise click.ClickException(one_line(str(exc))) from None
-        backend = recorder
+        backend = open_recorder(
+            backend,
+            o.recordings,
+            s.workflow.key,
+            what=s.name,
+            real_fixtures=bool(s.external_fixtures),
+        )
     if o.show_prompt:
         backend = ShowingBackend(backend)
     info = backend.info()

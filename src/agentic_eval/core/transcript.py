@@ -14,7 +14,7 @@ from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
 from agentic_eval.core.canonical import Fragment, canonical_bytes, spliced_bytes
 from agentic_eval.core.messages import Frozen, Message, trusted
-from agentic_eval.core.model import ModelRequest, ModelResponse, ToolSpec, encode_response
+from agentic_eval.core.model import ModelRequest, ModelResponse, ToolSpec
 from agentic_eval.core.results import CheckResult, Outcome, PolicyEvent, ToolCallRecord
 from agentic_eval.core.settings import RunParameters
 
@@ -133,12 +133,6 @@ class Transcript(Frozen):
             max_tokens=t.max_tokens,
             temperature=t.temperature,
         )
-
-
-def response_key(response: ModelResponse) -> str:
-    """The integrity key of a recorded response: sha256 of its canonical JSON (computed once per
-    response object, see :func:`~agentic_eval.core.model.encode_response`)."""
-    return encode_response(response).key
 
 
 def encode_turn(

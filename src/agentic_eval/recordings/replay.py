@@ -253,16 +253,11 @@ class ReplayBackend(ModelBackend):
             problem = f"case {transcript.case_id}: verdict not reproduced, field {path}: {change}"
             return Review(transcript, False, problem)
         message = f"replay diverged: case {transcript.case_id}, field {path}: {change}"
-        return _diverged(transcript, message, path.split(".")[0].split("[")[0])
-
-
-def _diverged(transcript: Transcript, message: str, where: str) -> Review:
-    """The sample, not reproduced, as an ``error`` saying where replay diverged."""
-    verdict = Verdict(
-        outcome=Outcome(kind="error", reason=message, where=where),
-        checks=transcript.verdict.checks,
-    )
-    return Review(transcript.model_copy(update={"verdict": verdict}), False, message)
+        verdict = Verdict(
+            outcome=Outcome(kind="error", reason=message, where=path.split(".")[0].split("[")[0]),
+            checks=transcript.verdict.checks,
+        )
+        return Review(transcript.model_copy(update={"verdict": verdict}), False, message)
 
 
 def _request_difference(loaded: _Loaded, case: str, turn: int, request: ModelRequest) -> str:
