@@ -53,7 +53,8 @@ def _instructions(n: int, work: Path) -> int:
     rec, db = work / f"rec-{n}", work / f"db-{n}.sqlite"
     me = [sys.executable, __file__, "--child", str(n), str(rec), str(db)]
     # A fixed hash seed: string hashing sets dict and set layouts, which move the count by a
-    # few per cent from one process to the next.
+    # few per cent from one process to the next. (The store's flush by age still moves it a
+    # little: a slower run flushes more often.)
     env = {**os.environ, "PYTHONHASHSEED": "0"}
     subprocess.run([*me, "record"], check=True, env=env)
     out = work / f"callgrind-{n}.out"
