@@ -25,12 +25,21 @@ from agentic_eval.checks.gates import (
     reached_tool,
     scope_gate,
 )
+from agentic_eval.checks.state import (
+    FINAL_STATE_GATE_NAME,
+    FINAL_STATE_KEY,
+    StateRecords,
+    final_state_gate,
+    state_differences,
+)
 
 __all__ = [
     "APPROVAL_GATE",
     "APPROVAL_GATE_NAME",
     "CLAIMS_GATE",
     "CLAIMS_GATE_NAME",
+    "FINAL_STATE_GATE_NAME",
+    "FINAL_STATE_KEY",
     "IDEMPOTENCY_GATE_NAME",
     "SCOPE_GATE_NAME",
     "AllowedActions",
@@ -39,13 +48,16 @@ __all__ = [
     "CheckCrash",
     "CheckReturn",
     "FunctionCheck",
+    "StateRecords",
     "Trace",
     "approval_gate",
     "check",
     "claims_gate",
+    "final_state_gate",
     "idempotency_gate",
     "mutating_calls",
     "reached_tool",
     "run_checks",
     "scope_gate",
+    "state_differences",
 ]

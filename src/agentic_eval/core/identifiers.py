@@ -1,0 +1,62 @@
+"""One canonical form per kind of identifier and amount, shared by tools, gates and answer keys.
+
+A gate that compares an IBAN written ``GB29 NWBK 6016 1331 9268 19`` with ``GB29NWBK60161331926819``
+as strings judges the spelling, not the account. Every place that stores, compares or expects
+such a value goes through the functions here, so there is exactly one spelling of each:
+
+- an IBAN: no whitespace or separators, upper case (:func:`canonical_iban`, :data:`Iban`);
+- a record id (``INV-5010``, ``SUP-101``): trimmed, inner whitespace removed, upper case
+  (:func:`canonical_id`);
+- money: integer minor units with the ISO 4217 currency (:func:`money`), never a float.
+
+The ``Annotated`` types apply the canonical form when a tool's arguments are validated, so a
+tool, the approval checkpoint and a gate see the same value whatever the agent typed.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any
+
+from pydantic import AfterValidator
+
+__all__ = ["Iban", "canonical_iban", "canonical_id", "money", "same_iban"]
+
+_SEPARATORS = re.compile(r"[\s\-.]+")
+
+
+def canonical_iban(value: str) -> str:
+    """The one spelling of an IBAN: whitespace, hyphens and dots removed, upper case.
+
+    It does not validate the check digits: an invalid IBAN keeps its (canonical) spelling, so a
+    gate can still name it.
+    """
+    return _SEPARATORS.sub("", value).upper()
+
+
+def same_iban(a: str | None, b: str | None) -> bool:
+    """Whether two IBANs name the same account (None equals only None)."""
+    if a is None or b is None:
+        return a is b
+    return canonical_iban(a) == canonical_iban(b)
+
+
+def canonical_id(value: str) -> str:
+    """The one spelling of a record id: trimmed, inner whitespace removed, upper case."""
+    return "".join(value.split()).upper()
+
+
+def money(minor_units: int, currency: str) -> dict[str, Any]:
+    """An amount as state records and expectations hold it: integer minor units (cents) and the
+    upper-case ISO 4217 currency, as a JSON object.
+
+    Raises:
+        TypeError: When ``minor_units`` is not an integer (a float amount is never exact).
+    """
+    if isinstance(minor_units, bool) or not isinstance(minor_units, int):  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise TypeError(f"money needs integer minor units, got {type(minor_units).__name__}")
+    return {"currency": currency.strip().upper(), "minor_units": minor_units}
+
+
+Iban = Annotated[str, AfterValidator(canonical_iban)]
+"""A tool argument holding an IBAN: validated into its canonical spelling."""
