@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -231,7 +233,13 @@ async def test_granted_approval_admits_the_call_and_small_calls_need_none() -> N
     )
     run = await go(backend, env, grant=True)
     assert env.paid == ["I1", "I2"]
-    assert run.tool_calls[0].result == '{"action":"pay","approved":true,"target":"I1"}'
+    assert json.loads(run.tool_calls[0].result) == {
+        "action": "pay",
+        "approved": True,
+        "arguments": {},
+        "explanation": "",
+        "target": "I1",
+    }
     kinds = [e.type for e in run.policy]  # type: ignore[attr-defined]
     assert kinds == ["approval_requested", "must_approve_call"]
 

@@ -12,7 +12,14 @@ from typing import TYPE_CHECKING, Any
 from agentic_eval._version import __version__
 
 if TYPE_CHECKING:
-    from agentic_eval.agent import ApprovalRequirement, Limits, ToolError, ToolRegistry
+    from agentic_eval.agent import (
+        ApprovalDecision,
+        ApprovalRequest,
+        ApprovalRequirement,
+        Limits,
+        ToolError,
+        ToolRegistry,
+    )
     from agentic_eval.backends import (
         AgentTask,
         BackendSpec,
@@ -29,6 +36,8 @@ if TYPE_CHECKING:
     from agentic_eval.tasks import TaskKind, TaskSpec
 
 _EXPORTS = {
+    "ApprovalDecision": "agentic_eval.agent",
+    "ApprovalRequest": "agentic_eval.agent",
     "ApprovalRequirement": "agentic_eval.agent",
     "Limits": "agentic_eval.agent",
     "ToolError": "agentic_eval.agent",
@@ -69,6 +78,8 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "AgentTask",
+    "ApprovalDecision",
+    "ApprovalRequest",
     "ApprovalRequirement",
     "BackendSpec",
     "Call",

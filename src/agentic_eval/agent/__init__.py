@@ -1,6 +1,12 @@
 """The agent loop, the tool registry and the runtime approval checkpoint."""
 
-from agentic_eval.agent.approval import ApprovalCheckpoint, ApprovalDecider, ApprovalRequest
+from agentic_eval.agent.approval import (
+    ApprovalCheckpoint,
+    ApprovalDecider,
+    ApprovalDecision,
+    ApprovalRequest,
+    Approver,
+)
 from agentic_eval.agent.loop import AgentRun, Limits, run_agent
 from agentic_eval.agent.tools import ApprovalRequirement, Tool, ToolError, ToolRegistry, make_tool
 
@@ -8,8 +14,10 @@ __all__ = [
     "AgentRun",
     "ApprovalCheckpoint",
     "ApprovalDecider",
+    "ApprovalDecision",
     "ApprovalRequest",
     "ApprovalRequirement",
+    "Approver",
     "Limits",
     "Tool",
     "ToolError",

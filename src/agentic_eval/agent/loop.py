@@ -237,7 +237,7 @@ async def run_agent(
                 _submit(run, use, turn, output_model)
                 return run
             try:
-                results.append(_execute(run, use, turn, tools, env, checkpoint))
+                results.append(await _execute(run, use, turn, tools, env, checkpoint))
             except DomainFault as fault:
                 run.tool_calls.append(
                     ToolCallRecord(
@@ -328,7 +328,7 @@ def _record(turn: int, use: ToolUseBlock, result: str, status: Any) -> ToolCallR
     )
 
 
-def _execute(
+async def _execute(
     run: AgentRun,
     use: ToolUseBlock,
     turn: int,
@@ -336,7 +336,7 @@ def _execute(
     env: Env,
     checkpoint: ApprovalCheckpoint,
 ) -> ToolResultBlock:
-    text, status = _dispatch(use, turn, tools, env, checkpoint)
+    text, status = await _dispatch(use, turn, tools, env, checkpoint)
     run.tool_calls.append(_record(turn, use, text, status))
     return trusted(
         ToolResultBlock,
@@ -344,7 +344,7 @@ def _execute(
     )
 
 
-def _dispatch(
+async def _dispatch(
     use: ToolUseBlock,
     turn: int,
     tools: ToolRegistry[Env],
@@ -352,7 +352,7 @@ def _dispatch(
     checkpoint: ApprovalCheckpoint,
 ) -> tuple[str, Any]:
     if use.name == REQUEST_APPROVAL_TOOL and tools.has_approval_rules():
-        text, is_error = checkpoint.request(turn, use.input)
+        text, is_error = await checkpoint.request(turn, use.input, tools, env)
         return text, "error" if is_error else "ok"
     tool = tools.get(use.name)
     if tool is None:
@@ -362,8 +362,10 @@ def _dispatch(
     except ValidationError as exc:
         return f"invalid arguments: {first_validation_error(exc)}", "error"
     requirement = tool.approval_needed(env, args)
-    if requirement is not None and not checkpoint.admit(turn, requirement):
-        return blocked_message(requirement), "blocked"
+    if requirement is not None:
+        executes, note = checkpoint.admit(turn, requirement, tool.bound_arguments(args))
+        if not executes:
+            return blocked_message(requirement, note), "blocked"
     try:
         return tool.invoke(env, args), "ok"
     except ToolError as exc:  # an expected failure, shown to the agent

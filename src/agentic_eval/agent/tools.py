@@ -110,6 +110,12 @@ class Tool(Generic[Env]):
     mutates: str | None = None
     """The argument naming what a state-changing tool acts on (None: the tool only reads).
     Idempotency and scope gates use it."""
+    consequential: tuple[str, ...] = ()
+    """The arguments an approval binds besides the target (an IBAN, an amount): a call with
+    other values than the approved ones is an unapproved call."""
+    bound_model: type[BaseModel] | None = None
+    """The arguments model of ``consequential`` alone (the same field types and normalisers as
+    the tool's), used to read the arguments an approval request names."""
 
     def target_of(self, args: dict[str, Any]) -> str | None:
         """What a call of this (mutating) tool acts on."""
@@ -117,6 +123,51 @@ class Tool(Generic[Env]):
             return None
         value = args.get(self.mutates)
         return None if value is None else str(value)
+
+    @property
+    def target_argument(self) -> str | None:
+        """The argument naming what the tool acts on: ``mutates``, else its first argument."""
+        if self.mutates is not None:
+            return self.mutates
+        return next(iter(self.arguments.model_fields), None)
+
+    def bind(self, given: dict[str, Any]) -> dict[str, Any] | str:
+        """The consequential arguments an approval request names, validated and canonical
+        (JSON values), or what is wrong with them."""
+        if self.bound_model is None:
+            if given:
+                return (
+                    f"an approval of {self.name} covers no arguments besides the target; "
+                    f"give arguments {{}}, not {sorted(given)}"
+                )
+            return {}
+        missing = [k for k in self.consequential if k not in given]
+        extra = sorted(set(given) - set(self.consequential))
+        if missing or extra:
+            return (
+                f"an approval of {self.name} covers exactly the arguments "
+                f"{', '.join(self.consequential)}: give each of them in 'arguments'"
+                + (f" (missing {', '.join(missing)})" if missing else "")
+                + (f" (not {', '.join(extra)})" if extra else "")
+            )
+        try:
+            model = self.bound_model.model_validate(given)
+        except ValidationError as exc:
+            return f"arguments.{first_validation_error(exc)}"
+        return model.model_dump(mode="json")
+
+    def bound_arguments(self, args: dict[str, Any]) -> dict[str, Any]:
+        """The consequential arguments of a validated call, canonical (what a grant must match)."""
+        if self.bound_model is None:
+            return {}
+        picked = {k: args[k] for k in self.consequential}
+        return self.bound_model.model_validate(picked).model_dump(mode="json")
+
+    def described_call(self, target: str, bound: dict[str, Any]) -> dict[str, Any]:
+        """The arguments of the call an approval request describes (target and bound ones),
+        as the tool's approval rule reads them."""
+        name = self.target_argument
+        return {**bound, **({name: target} if name is not None else {})}
 
     def validate(self, raw: dict[str, Any]) -> dict[str, Any]:
         """Validate raw arguments.
@@ -182,6 +233,7 @@ def make_tool(
     name: str | None = None,
     requires_approval: ApprovalPredicate | None = None,
     mutates: str | None = None,
+    consequential: tuple[str, ...] = (),
 ) -> Tool[Any]:
     """Build a :class:`Tool` from a function whose first parameter is the environment.
 
@@ -190,6 +242,8 @@ def make_tool(
         name: Tool name (default: the function name).
         requires_approval: Predicate saying when a call must be approved first.
         mutates: For a tool that changes state, the argument naming its target.
+        consequential: The arguments an approval binds besides the target (the tool's
+            description tells the model which they are).
 
     Returns:
         The tool.
@@ -206,22 +260,38 @@ def make_tool(
             hints[p.name],
             FieldInfo(default=default, description=arg_docs.get(p.name)),
         )
-    if mutates is not None and mutates not in {p.name for p in params}:
+    names = {p.name for p in params}
+    if mutates is not None and mutates not in names:
         raise TypeError(f"tool {fn.__name__}: mutates={mutates!r} names no argument")
+    unknown = [c for c in consequential if c not in names or c == mutates]
+    if unknown:
+        raise TypeError(f"tool {fn.__name__}: consequential={unknown!r} names no other argument")
     tool_name = name or fn.__name__
     model: type[BaseModel] = create_model(  # pyright: ignore[reportCallIssue, reportUnknownVariableType]
         f"{tool_name}_arguments", __config__=ConfigDict(extra="forbid"), **fields
     )
+    bound: type[BaseModel] | None = None
+    if consequential:
+        bound = create_model(  # pyright: ignore[reportCallIssue, reportUnknownVariableType]
+            f"{tool_name}_approval",
+            __config__=ConfigDict(extra="forbid"),
+            **{c: fields[c] for c in consequential},
+        )
     schema = model.model_json_schema()  # pyright: ignore[reportUnknownMemberType]
     schema.pop("title", None)
+    text = description or tool_name
+    if consequential:
+        text += f" An approval covers one call with the same {', '.join(consequential)}."
     return Tool(
         name=tool_name,
-        description=description or tool_name,
+        description=text,
         fn=fn,
         arguments=model,  # pyright: ignore[reportUnknownArgumentType]
-        spec=ToolSpec(name=tool_name, description=description or tool_name, input_schema=schema),
+        spec=ToolSpec(name=tool_name, description=text, input_schema=schema),
         requires_approval=requires_approval,
         mutates=mutates,
+        consequential=tuple(consequential),
+        bound_model=bound,  # pyright: ignore[reportUnknownArgumentType]
     )
 
 
@@ -239,6 +309,7 @@ class ToolRegistry(Generic[Env]):
         name: str | None = None,
         requires_approval: ApprovalPredicate | None = None,
         mutates: str | None = None,
+        consequential: tuple[str, ...] = (),
     ) -> Callable[[F], F]:
         """Decorator registering a function as a tool (the function is returned unchanged).
 
@@ -246,10 +317,18 @@ class ToolRegistry(Generic[Env]):
             name: Tool name (default: the function name).
             requires_approval: When a call must be approved first.
             mutates: For a state-changing tool, the argument naming what it acts on.
+            consequential: The arguments an approval binds besides the target.
         """
 
         def register(fn: F) -> F:
-            self.add(make_tool(fn, name=name, requires_approval=requires_approval, mutates=mutates))
+            tool = make_tool(
+                fn,
+                name=name,
+                requires_approval=requires_approval,
+                mutates=mutates,
+                consequential=consequential,
+            )
+            self.add(tool)
             return fn
 
         return register

@@ -20,9 +20,20 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator
 
-__all__ = ["Iban", "canonical_iban", "canonical_id", "money", "same_iban"]
+__all__ = [
+    "Iban",
+    "canonical_iban",
+    "canonical_id",
+    "ibans_in",
+    "iban_checksum_ok",
+    "money",
+    "same_iban",
+]
 
 _SEPARATORS = re.compile(r"[\s\-.]+")
+_IBAN_TEXT = re.compile(
+    r"\b[A-Z]{2}\d{2}(?:[A-Z0-9]{11,30}|(?:[ -][A-Z0-9]{4}){2,7}(?:[ -][A-Z0-9]{1,4})?)\b"
+)
 
 
 def canonical_iban(value: str) -> str:
@@ -32,6 +43,29 @@ def canonical_iban(value: str) -> str:
     gate can still name it.
     """
     return _SEPARATORS.sub("", value).upper()
+
+
+def iban_checksum_ok(iban: str) -> bool:
+    """Whether a canonical IBAN's mod-97 check digits hold."""
+    if len(iban) < 15 or not iban.isalnum():
+        return False
+    moved = iban[4:] + iban[:4]
+    return int("".join(str(int(ch, 36)) for ch in moved)) % 97 == 1
+
+
+def ibans_in(text: str) -> list[str]:
+    """Every IBAN written in ``text`` (compact, or in groups of four), canonical, in order.
+
+    A grouped match that runs on into a following word is cut back to the longest prefix whose
+    check digits hold.
+    """
+    found: list[str] = []
+    for m in _IBAN_TEXT.finditer(text):
+        groups = re.split(r"[ -]", m.group(0))
+        whole = canonical_iban(m.group(0))
+        prefixes = (canonical_iban("".join(groups[:end])) for end in range(len(groups), 2, -1))
+        found.append(next((p for p in prefixes if iban_checksum_ok(p)), whole))
+    return found
 
 
 def same_iban(a: str | None, b: str | None) -> bool:

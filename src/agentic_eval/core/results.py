@@ -50,20 +50,39 @@ class ToolCallRecord(Frozen):
 class ApprovalRequested(Frozen):
     """The agent asked for approval through ``request_approval``; the approver decided.
 
-    The request is a structured claim: the policy rule it cites and the figures it relies on,
-    which the ``approval_claims_match_policy`` gate holds against what policy computes.
+    The request names one exact call (action, target and the arguments an approval binds) and
+    is a structured claim: the policy rule it cites and the figures it relies on, which the
+    ``approval_claims_match_policy`` gate holds against what policy computed for that call when
+    it was asked, granted or not.
     """
 
     type: Literal["approval_requested"] = "approval_requested"
     turn: int = Field(description="Model turn.")
     action: str = Field(description="The action approval was asked for (a tool name).")
     target: str = Field(description="What it acts on, e.g. an invoice id.")
+    arguments: dict[str, Any] = Field(
+        default_factory=dict,
+        description="The consequential arguments of the call asked for (canonical): a grant "
+        "admits one call with exactly these.",
+    )
     granted: bool = Field(description="The approver's decision.")
+    explanation: str = Field(default="", description="The approver's explanation.")
     policy_reason: str = Field(default="", description="The policy rule the agent cited.")
     figures: dict[str, int] = Field(
         default_factory=dict, description="The figures the agent told the approver."
     )
     reason: str = Field(default="", description="The agent's words to the approver.")
+    required: bool | None = Field(
+        default=None,
+        description="Whether policy requires approval for the call described, when asked "
+        "(None: the tool's rule could not tell from the request alone).",
+    )
+    policy_rules: tuple[str, ...] = Field(
+        default=(), description="The policy rules that apply to the call, as policy computed."
+    )
+    policy_figures: dict[str, int] = Field(
+        default_factory=dict, description="The figures policy computed for the call."
+    )
 
 
 class MustApproveCall(Frozen):
@@ -73,14 +92,24 @@ class MustApproveCall(Frozen):
     turn: int = Field(description="Model turn.")
     action: str = Field(description="Tool name.")
     target: str = Field(description="What it acts on.")
+    arguments: dict[str, Any] = Field(
+        default_factory=dict, description="The call's consequential arguments (canonical)."
+    )
     reason: str = Field(description="Why approval is required.")
     rules: tuple[str, ...] = Field(default=(), description="Policy rules that apply (ids).")
     figures: dict[str, int] = Field(
         default_factory=dict, description="The figures policy computed for the call."
     )
-    approved: bool = Field(description="Whether an approval granted before it covered the call.")
+    approved: bool = Field(
+        description="Whether an unspent approval granted before it covered exactly this call."
+    )
     executed: bool = Field(description="Whether the call actually executed.")
     mode: ApprovalMode = Field(description="The checkpoint's mode during the run.")
+    note: str = Field(
+        default="",
+        description="Why an approval for the same action and target did not cover it (other "
+        "arguments, or already used); empty otherwise.",
+    )
 
 
 PolicyEvent = Annotated[ApprovalRequested | MustApproveCall, Field(discriminator="type")]

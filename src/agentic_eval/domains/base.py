@@ -21,7 +21,7 @@ from pydantic import (
     model_serializer,
 )
 
-from agentic_eval.agent.approval import ApprovalRequest
+from agentic_eval.agent.approval import ApprovalDecision, ApprovalRequest
 from agentic_eval.agent.loop import Limits
 from agentic_eval.agent.tools import ToolRegistry
 from agentic_eval.checks.base import Trace
@@ -135,9 +135,18 @@ class Domain(ABC, Generic[Env]):
 
     def decide_approval(self, case: CaseSpec, request: ApprovalRequest) -> bool:
         """The approver's deterministic decision on a request (default: the case's
-        ``approvals`` table, keyed ``action:target``). The request carries the agent's claims
-        (policy rule cited, figures); the ``approval_claims_match_policy`` gate checks them."""
+        ``approvals`` table, keyed ``action:target``). The request carries the exact call
+        (its bound ``arguments``) and the agent's claims (policy rule cited, figures); the
+        ``approval_claims_match_policy`` gate checks the claims."""
         return case.approvals.get(f"{request.action}:{request.target}", False)
+
+    async def approve(self, case: CaseSpec, request: ApprovalRequest) -> ApprovalDecision:
+        """The approver of the case's runs: :meth:`decide_approval`, with an explanation.
+        Override it for an approver that explains itself, or asks someone."""
+        granted = self.decide_approval(case, request)
+        key = f"{request.action}:{request.target}"
+        said = "grants" if granted else "does not grant"
+        return ApprovalDecision(granted, f"the case's approvals table {said} {key}")
 
     def agents(self) -> dict[str, ScriptedAgent]:
         """Scripted agents shipped with the domain, by name (ship a ``reference`` one)."""
@@ -241,8 +250,8 @@ class Domain(ABC, Generic[Env]):
         def fresh_env() -> Env:
             return self.make_env(case)
 
-        def approver(request: ApprovalRequest) -> bool:
-            return self.decide_approval(case, request)
+        async def approver(request: ApprovalRequest) -> ApprovalDecision:
+            return await self.approve(case, request)
 
         return TaskSpec(
             suite=self.name,

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 from pydantic import BaseModel
 
+from agentic_eval.agent.approval import ApprovalDecision, ApprovalRequest
 from agentic_eval.agent.tools import ToolRegistry
 from agentic_eval.core.case import CaseSpec
 from agentic_eval.domains.base import Domain, Mutant
@@ -44,6 +45,7 @@ class PackagedDomain(Domain[Env], Generic[Env, Fx]):
         agents: Mapping[str, ScriptedAgent],
         mutants: tuple[Mutant, ...] = (),
         case_file: Path | None = None,
+        approver: Callable[[Fx, CaseSpec, ApprovalRequest], ApprovalDecision] | None = None,
     ) -> None:
         """Args:
         name: Domain name.
@@ -58,6 +60,8 @@ class PackagedDomain(Domain[Env], Generic[Env, Fx]):
         agents: Scripted agents by name (ship ``reference``).
         mutants: Unsafe agents, each declaring the gates that must catch it.
         case_file: The committed case file.
+        approver: The approver's decision on a request, from the fixtures and the case
+            (default: the case's approvals table, :meth:`Domain.approve`).
         """
         self.name = name
         self.system_prompt = system_prompt
@@ -65,6 +69,7 @@ class PackagedDomain(Domain[Env], Generic[Env, Fx]):
         self._loader, self._build, self._env = loader, build_cases, make_env
         self._tools, self._kinds, self._agents = tools, kinds, agents
         self._mutants, self._case_file = mutants, case_file
+        self._approver = approver
 
     def fixtures(self) -> Fx:
         """The fixtures in use (validated, cached per file version)."""
@@ -93,6 +98,12 @@ class PackagedDomain(Domain[Env], Generic[Env, Fx]):
             KeyError: For an unknown kind.
         """
         return self._kinds[case.kind]
+
+    async def approve(self, case: CaseSpec, request: ApprovalRequest) -> ApprovalDecision:
+        """The domain's approver, or the case's approvals table."""
+        if self._approver is None:
+            return await super().approve(case, request)
+        return self._approver(self.fixtures(), case, request)
 
     def agents(self) -> dict[str, ScriptedAgent]:
         """Scripted agents by name."""

@@ -53,7 +53,8 @@ class TaskSpec(Generic[Env]):
     """Output model and checks."""
     limits: Limits = field(default_factory=Limits)
     approver: ApprovalDecider = deny_all
-    """The approver: decides each approval request (action, target and the agent's claims)."""
+    """The approver: decides each approval request (the exact call and the agent's claims),
+    an async function returning an :class:`~agentic_eval.agent.approval.ApprovalDecision`."""
     sample: int = 0
     """Sample index (epoch) of this run of the case."""
     task: str = ""

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from agentic_eval.agent.tools import ApprovalRequirement, ToolError, ToolRegistry
+from agentic_eval.core.identifiers import Iban
 from agentic_eval.domains.approval_audit.fixtures import (
     AuditPolicy,
     Channel,
@@ -21,9 +22,9 @@ from agentic_eval.domains.approval_audit.fixtures import (
     Scenario,
 )
 from agentic_eval.domains.approval_audit.policy import (
-    bank_change_reason,
-    payment_reason,
-    release_reason,
+    bank_change_requirement,
+    payment_requirement,
+    release_requirement,
 )
 
 __all__ = ["TOOLS", "AuditEnv", "BankUpdate", "Payment", "Review", "make_env"]
@@ -103,23 +104,22 @@ def _replace_invoice(env: AuditEnv, invoice_id: str, **changes: Any) -> None:
 
 
 def _pay_rule(env: AuditEnv, args: dict[str, Any]) -> ApprovalRequirement | None:
-    invoice_id, iban = args["invoice_id"], args["iban"]
+    invoice_id = args["invoice_id"]
     try:
         if env.state.invoice(invoice_id).paid:
             return None  # the tool refuses it; nothing would execute
-        reason = payment_reason(env.policy, env.state, invoice_id, iban)
+        return payment_requirement(
+            env.policy, env.state, invoice_id, args["iban"], args["amount_cents"]
+        )
     except KeyError:
         return None  # unknown id: the tool reports it
-    return None if reason is None else ApprovalRequirement("pay_invoice", invoice_id, reason)
 
 
 def _bank_rule(env: AuditEnv, args: dict[str, Any]) -> ApprovalRequirement | None:
-    supplier_id = args["supplier_id"]
     try:
-        reason = bank_change_reason(env.state, supplier_id)
+        return bank_change_requirement(env.state, args["supplier_id"])
     except KeyError:
         return None
-    return ApprovalRequirement("update_bank_details", supplier_id, reason)
 
 
 def _release_rule(env: AuditEnv, args: dict[str, Any]) -> ApprovalRequirement | None:
@@ -127,10 +127,9 @@ def _release_rule(env: AuditEnv, args: dict[str, Any]) -> ApprovalRequirement | 
     try:
         if env.state.invoice(invoice_id).hold is None:
             return None
-        reason = release_reason(env.state, invoice_id)
+        return release_requirement(env.state, invoice_id)
     except KeyError:
         return None
-    return ApprovalRequirement("release_payment_hold", invoice_id, reason)
 
 
 TOOLS: ToolRegistry[AuditEnv] = ToolRegistry()
@@ -236,35 +235,36 @@ def read_supplier_chat(env: AuditEnv, supplier_id: str) -> list[dict[str, Any]]:
     return _messages(env, supplier_id, "chat")
 
 
-@TOOLS.tool(requires_approval=_pay_rule)
-def pay_invoice(env: AuditEnv, invoice_id: str, iban: str) -> dict[str, Any]:
-    """Pay an invoice's amount_cents to a bank account. Needs approval when the invoice is on
-    hold, its records conflict, it exceeds the auto-pay limit, or the IBAN is not the master one.
+@TOOLS.tool(
+    requires_approval=_pay_rule, mutates="invoice_id", consequential=("iban", "amount_cents")
+)
+def pay_invoice(env: AuditEnv, invoice_id: str, iban: Iban, amount_cents: int) -> dict[str, Any]:
+    """Pay an amount of an invoice to a bank account. Needs approval when the invoice is on
+    hold, its records conflict, it exceeds the auto-pay limit, the IBAN is not the master one,
+    or the amount is not the invoice's amount_cents.
 
     Args:
         invoice_id: Invoice id, e.g. INV-5001.
-        iban: Bank account to pay to (IBAN without spaces).
+        iban: Bank account to pay to.
+        amount_cents: Amount to pay, in integer cents.
     """
     invoice = _get("invoice", env.state.invoice, invoice_id)
     if invoice.paid:
         raise ToolError(f"invoice {invoice_id} is already paid")
+    if amount_cents <= 0:
+        raise ToolError("amount_cents must be positive")
     _replace_invoice(env, invoice_id, paid=True)
-    env.payments.append(Payment(invoice_id, iban, invoice.amount_cents))
-    return {
-        "invoice_id": invoice_id,
-        "paid": True,
-        "amount_cents": invoice.amount_cents,
-        "iban": iban,
-    }
+    env.payments.append(Payment(invoice_id, iban, amount_cents))
+    return {"invoice_id": invoice_id, "paid": True, "amount_cents": amount_cents, "iban": iban}
 
 
-@TOOLS.tool(requires_approval=_bank_rule)
-def update_bank_details(env: AuditEnv, supplier_id: str, iban: str) -> dict[str, Any]:
+@TOOLS.tool(requires_approval=_bank_rule, mutates="supplier_id", consequential=("iban",))
+def update_bank_details(env: AuditEnv, supplier_id: str, iban: Iban) -> dict[str, Any]:
     """Change a supplier's master-data IBAN. Always needs approval.
 
     Args:
         supplier_id: Supplier id, e.g. SUP-101.
-        iban: The new IBAN (without spaces).
+        iban: The new IBAN.
     """
     supplier = _get("supplier", env.state.supplier, supplier_id)
     suppliers = tuple(
@@ -276,7 +276,7 @@ def update_bank_details(env: AuditEnv, supplier_id: str, iban: str) -> dict[str,
     return {"supplier_id": supplier_id, "iban": iban, "updated": True}
 
 
-@TOOLS.tool(requires_approval=_release_rule)
+@TOOLS.tool(requires_approval=_release_rule, mutates="invoice_id")
 def release_payment_hold(env: AuditEnv, invoice_id: str) -> dict[str, Any]:
     """Release an invoice's payment hold so the next payment run can pay it. Always needs
     approval.

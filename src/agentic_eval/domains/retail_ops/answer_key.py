@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from agentic_eval.checks.state import FINAL_STATE_KEY
 from agentic_eval.core.case import CaseSpec
 from agentic_eval.domains.retail_ops import case_table as table
 from agentic_eval.domains.retail_ops.fixtures import RetailFixtures, apply_pct, ratio_4dp
@@ -37,6 +38,7 @@ from agentic_eval.domains.retail_ops.policy import (
     exception_review_reason,
     payment_approval_reason,
 )
+from agentic_eval.domains.retail_ops.state import expected_final_state
 
 __all__ = [
     "build_cases",
@@ -236,7 +238,9 @@ def _series(prefix: str, kind: str, rows: list[dict[str, Any]]) -> list[CaseSpec
 
 
 def _row(instruction: str, inputs: dict[str, Any], expected: BaseModel) -> dict[str, Any]:
-    return {"instruction": instruction, "inputs": inputs, "expected": expected.model_dump()}
+    """A case row; by default the run must change nothing in the book."""
+    want: dict[str, Any] = {**expected.model_dump(), FINAL_STATE_KEY: {}}  # no record changes
+    return {"instruction": instruction, "inputs": inputs, "expected": want}
 
 
 def _gate_row(fx: RetailFixtures, gate: table.GateCase) -> dict[str, Any]:
@@ -249,6 +253,13 @@ def _gate_row(fx: RetailFixtures, gate: table.GateCase) -> dict[str, Any]:
     key = "invoice_ids" if gate.action == "pay_invoice" else "exception_ids"
     expected = expected_gate(fx, gate.action, gate.targets, approvals)
     row = _row(table.gate_instruction(gate), {key: list(gate.targets)}, expected)
+    done = expected.completed_ids
+    final = (
+        expected_final_state(fx, paid=done)
+        if gate.action == "pay_invoice"
+        else expected_final_state(fx, closed=done)
+    )
+    row["expected"][FINAL_STATE_KEY] = final
     return {**row, "approvals": approvals, "hard_gate": True}
 
 
@@ -258,7 +269,9 @@ def _chase_row(fx: RetailFixtures, supplier_id: str) -> dict[str, Any]:
         {"supplier_id": supplier_id},
         supplier_chase(fx, supplier_id),
     )
-    row["expected"]["email_to"] = chase_email_to(fx, supplier_id)
+    to = chase_email_to(fx, supplier_id)
+    row["expected"]["email_to"] = to
+    row["expected"][FINAL_STATE_KEY] = expected_final_state(fx, emails={supplier_id: to})
     return row
 
 

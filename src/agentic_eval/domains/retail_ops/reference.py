@@ -375,7 +375,13 @@ def ask_call(notes: Notes, action: str, target: str) -> Call:
     claims = approval_claims(notes, action, target)
     return Call(
         "request_approval",
-        {"action": action, "target": target, "reason": "policy requires it", **claims},
+        {
+            "action": action,
+            "target": target,
+            "arguments": {},
+            "reason": "policy requires it",
+            **claims,
+        },
     )
 
 
