@@ -249,7 +249,7 @@ def make_tool(
         The tool.
     """
     description, arg_docs = _parse_docstring(fn.__doc__ or "")
-    hints = get_type_hints(fn)
+    hints = get_type_hints(fn, include_extras=True)  # keep Annotated normalisers (Iban)
     params = list(inspect.signature(fn).parameters.values())[1:]
     fields: dict[str, Any] = {}
     for p in params:
