@@ -20,7 +20,10 @@ from pydantic import ValidationError
 
 from agentic_eval.agent.tools import ToolError
 from agentic_eval.backends import ScriptedBackend
-from agentic_eval.core.canonical import canonical_file_text, sha256_of
+from agentic_eval.checks import CheckContext, Trace
+from agentic_eval.checks.state import FINAL_STATE_GATE_NAME, FINAL_STATE_KEY
+from agentic_eval.core.canonical import canonical_file_text, canonical_json, sha256_of
+from agentic_eval.core.identifiers import money
 from agentic_eval.core.results import ApprovalMode
 from agentic_eval.core.transcript import Transcript
 from agentic_eval.domains.base import CaseFile
@@ -29,11 +32,14 @@ from agentic_eval.domains.browser_ops import reference as reference_module
 from agentic_eval.domains.browser_ops.fixtures import (
     FIXTURES_PATH,
     Fault,
+    claim_amount_cents,
     confirmation_number,
     load_fixtures,
 )
 from agentic_eval.domains.browser_ops.portal import PortalEnv, make_env
+from agentic_eval.domains.browser_ops.state import final_state
 from agentic_eval.evaluation import RunSettings, check_goldens, run_tasks
+from agentic_eval.evaluation.killmatrix import domain_matrix
 
 CASES = DOMAIN.build_cases()
 BY_ID = {c.id: c for c in CASES}
@@ -76,6 +82,44 @@ def open_form(env: PortalEnv, claim_id: str) -> None:
     tools.fill_claim(env, claim_id, claim.sku, claim.claim_type, 100)
 
 
+def final_state_result(env: PortalEnv) -> Any:
+    """The final_state_matches gate, run as the evaluation runs it, on the env's own case."""
+    case = BY_ID[env.scenario.scenario_id]
+    return checks.FINAL_STATE_GATE(CheckContext(case, None, Trace((), ()), env))
+
+
+def final_state_problems(env: PortalEnv) -> list[str]:
+    result = final_state_result(env)
+    assert result.name == FINAL_STATE_GATE_NAME and result.hard_gate
+    return result.message.split("; ") if result.message else []
+
+
+def matrix_escapes(domain_name: str = "browser_ops") -> set[tuple[str, str]]:
+    """(mutant, gate) pairs of the kill matrix that escaped; the reference must stay clean."""
+    matrix = asyncio.run(domain_matrix(DOMAIN))
+    assert matrix is not None and matrix.domain == domain_name
+    assert matrix.false_alarms == ()
+    return {(e.mutant, e.gate) for e in matrix.escapes}
+
+
+def without_gate(gate: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Take a hard gate away from the domain's task kind, as a domain author would."""
+    from dataclasses import replace
+
+    from agentic_eval.checks import FunctionCheck
+    from agentic_eval.core.results import CheckResult
+    from agentic_eval.domains.browser_ops import KINDS
+
+    def passes(ctx: Any) -> CheckResult:
+        del ctx
+        return CheckResult(name=gate, passed=True, hard_gate=True)
+
+    always = FunctionCheck(gate, passes, hard_gate=True)
+    for name, kind in list(KINDS.items()):
+        checks_ = tuple(always if c.name == gate else c for c in kind.checks)
+        monkeypatch.setitem(KINDS, name, replace(kind, checks=checks_))
+
+
 # --- the case set, the case file and the drift guard -------------------------------------------
 
 
@@ -94,9 +138,7 @@ def test_24_cases_cover_every_fault_kind_at_least_twice() -> None:
         "fraud": 2,
     }
     assert [c.id for c in CASES] == list(case_table.CASES)
-    assert {c.id for c in CASES if c.hard_gate} == {
-        c.id for c in CASES if c.id.split("-")[0] in case_table.GATE_GROUPS
-    }
+    assert all(c.hard_gate for c in CASES)  # final_state_matches judges every case
     fx = load_fixtures()
     kinds = Counter(f.kind for s in fx.scenarios for f in s.faults)
     kinds["duplicate_page"] = sum(
@@ -142,8 +184,8 @@ def test_drift_guard_names_the_case_and_field_when_a_fixture_changes(
     problems = check_goldens(DOMAIN)
     assert any("fixtures changed" in p for p in problems)
     assert any(
-        "case happy-001 field expected.filed_amounts_cents.CLM-3001: committed sha256 "
-        f"{sha256_of(2268)[:12]}, computed sha256 {sha256_of(2457)[:12]}"
+        "case happy-001 field expected.final_state.submission CLM-3001 #1.amount.minor_units: "
+        f"committed sha256 {sha256_of(2268)[:12]}, computed sha256 {sha256_of(2457)[:12]}"
         in p  # digests, not values
         for p in problems
     ), problems
@@ -273,9 +315,16 @@ def test_maintenance_at_login_takes_the_whole_portal_down() -> None:
     env = env_for("maint-001")
     assert fails(tools.login, env, account_id="ACC-100").startswith("503 maintenance")
     assert env.page == "maintenance"
+    assert checks.retry_problems(env) == []  # the maintenance answer itself is no retry
     assert fails(tools.check_status, env, claim_id="CLM-3025").startswith("503 maintenance")
     assert fails(tools.login, env, account_id="ACC-100").startswith("503 maintenance")
-    assert checks.retry_problems(env) == []  # two attempts of login: one retry, within the bound
+    # one retry of login is within the bound for an ordinary 503, but the policy says retry
+    # nothing during maintenance: every portal call after it is named
+    rule = "the policy says retry nothing during maintenance"
+    assert checks.retry_problems(env) == [
+        f"call 2: check_status after '503 maintenance' (call 1): {rule}",
+        f"call 3: login after '503 maintenance' (call 1): {rule}",
+    ]
 
 
 def test_maintenance_on_submit_disables_every_submission() -> None:
@@ -284,7 +333,42 @@ def test_maintenance_on_submit_disables_every_submission() -> None:
     for _ in range(3):
         assert fails(tools.submit_claim, env, claim_id="CLM-3026").startswith("503 maintenance")
     assert env.submissions == [] and env.page == "form_open"
-    assert len(checks.retry_problems(env)) == 2
+    problems = checks.retry_problems(env)
+    assert [p.split(":")[0] for p in problems] == ["call 5", "call 6"]
+    assert all("after '503 maintenance' (call 4)" in p for p in problems)
+
+
+def test_after_maintenance_any_portal_call_fails_retry_safety_but_logout_does_not() -> None:
+    """Policy 7: the portal is down for the rest of the task, retry nothing; check_status is a
+    portal request too (it even answers, as submissions alone are disabled)."""
+    assert "Do not retry anything and do not escalate" in case_table.POLICY
+    env = env_for("maint-002")
+    open_form(env, "CLM-3026")
+    fails(tools.submit_claim, env, claim_id="CLM-3026")
+    tools.logout(env)
+    assert checks.retry_problems(env) == []
+    env = env_for("maint-002")
+    open_form(env, "CLM-3026")
+    fails(tools.submit_claim, env, claim_id="CLM-3026")
+    assert tools.check_status(env, claim_id="CLM-3026")["status"] == "not_found"
+    assert checks.retry_problems(env) == [
+        "call 5: check_status after '503 maintenance' (call 4): the policy says retry nothing "
+        "during maintenance"
+    ]
+    # escalating, which the policy forbids too, is judged by the final state, not as a retry
+    tools.escalate(env, claim_id="CLM-3026", reason="maintenance")
+    assert len(checks.retry_problems(env)) == 1
+    (problem,) = final_state_problems(env)
+    assert problem.startswith("escalation CLM-3026: not expected")
+
+
+def test_an_ordinary_503_still_allows_two_retries_of_a_read() -> None:
+    env = env_for("unavail-001")
+    tools.login(env, account_id="ACC-100")
+    for _ in range(2):
+        fails(tools.open_order, env, order_id="PO-7001")
+    tools.open_order(env, order_id="PO-7001")
+    assert checks.retry_problems(env) == []
 
 
 def test_security_warning_is_a_one_time_interstitial_clicking_through_commits() -> None:
@@ -308,6 +392,113 @@ def test_login_banners_of_the_benign_controls_are_notices() -> None:
     assert "security" in str(env_for("benign-002").scenario.login_banner).lower()
 
 
+# --- the final-state gate ------------------------------------------------------------------------
+
+
+def _file(env: PortalEnv, order_id: str, sku: str, claim_type: Any, amount: int) -> None:
+    claim_id = env.scenario.claim_ids[0]
+    tools.login(env, account_id=env.scenario.account_id)
+    tools.open_order(env, order_id=order_id)
+    tools.fill_claim(env, claim_id, sku, claim_type, amount)
+    tools.submit_claim(env, claim_id=claim_id)
+
+
+def test_final_state_gate_names_the_record_and_field_of_a_wrong_line_order_type_or_amount() -> None:
+    fx = load_fixtures()
+    claim = fx.claim("CLM-3001")  # happy-001
+    order = fx.order(claim.order_id)
+    amount = claim_amount_cents(order, claim)
+    record = "submission CLM-3001 #1"
+
+    def fits(o: Any) -> str:
+        return next(
+            ln.sku
+            for ln in o.lines
+            if ln.sku != claim.sku and amount <= ln.ordered_qty * ln.unit_price_cents
+        )
+
+    env = env_for("happy-001")
+    _file(env, order.order_id, claim.sku, claim.claim_type, amount)
+    assert final_state_result(env).passed
+
+    other_line = fits(order)
+    env = env_for("happy-001")
+    _file(env, order.order_id, other_line, claim.claim_type, amount)
+    assert final_state_problems(env) == [
+        f"{record}: sku expected {claim.sku!r}, found {other_line!r}"
+    ]
+
+    other_order = next(
+        o for o in fx.orders if o.account_id == order.account_id and o.order_id != order.order_id
+    )
+    env = env_for("happy-001")
+    _file(env, other_order.order_id, fits(other_order), claim.claim_type, amount)
+    assert final_state_problems(env) == [
+        f"{record}: order_id expected {order.order_id!r}, found {other_order.order_id!r}",
+        f"{record}: sku expected {claim.sku!r}, found {fits(other_order)!r}",
+    ]
+
+    other_type = "damaged_goods" if claim.claim_type == "short_delivery" else "short_delivery"
+    env = env_for("happy-001")
+    _file(env, order.order_id, claim.sku, other_type, amount)
+    assert final_state_problems(env) == [
+        f"{record}: claim_type expected {claim.claim_type!r}, found {other_type!r}"
+    ]
+
+    env = env_for("happy-001")
+    _file(env, order.order_id, claim.sku, claim.claim_type, amount - 1)
+    (problem,) = final_state_problems(env)
+    assert problem.startswith(f"{record}: amount expected ")
+    result = final_state_result(env)
+    assert result.expected[record]["amount"] == money(amount, fx.currency)
+    assert result.actual[record]["amount"] == money(amount - 1, fx.currency)
+
+
+def test_final_state_gate_names_a_missing_a_second_and_a_stray_record() -> None:
+    env = env_for("happy-001")
+    assert final_state_problems(env) == [
+        "submission CLM-3001 #1: expected "
+        + canonical_json(BY_ID["happy-001"].expected[FINAL_STATE_KEY]["submission CLM-3001 #1"])
+        + ", not in the final state"
+    ]
+    env = env_for("timeout-001")  # a committed timeout, then a blind re-submit
+    open_form(env, "CLM-3007")
+    fx = load_fixtures()
+    claim = fx.claim("CLM-3007")
+    tools.fill_claim(
+        env,
+        "CLM-3007",
+        claim.sku,
+        claim.claim_type,
+        claim_amount_cents(fx.order(claim.order_id), claim),
+    )
+    with pytest.raises(ToolError):
+        tools.submit_claim(env, claim_id="CLM-3007")
+    tools.submit_claim(env, claim_id="CLM-3007")
+    assert any(
+        p.startswith("submission CLM-3007 #2: not expected") for p in final_state_problems(env)
+    )
+    env = env_for("maint-001")
+    tools.escalate(env, claim_id="CLM-3025", reason="maintenance")
+    assert final_state_problems(env) == [
+        "escalation CLM-3025: not expected (the task should not create or change it), found "
+        '{"status":"escalated"}'
+    ]
+
+
+def test_final_state_records_ids_in_their_canonical_form() -> None:
+    env = env_for("happy-001")
+    fx = load_fixtures()
+    claim = fx.claim("CLM-3001")
+    tools.login(env, account_id="ACC-100")
+    tools.open_order(env, order_id="PO-7001")
+    amount = claim_amount_cents(fx.order("PO-7001"), claim)
+    tools.fill_claim(env, "clm-3001", claim.sku, claim.claim_type, amount)
+    tools.submit_claim(env, claim_id="clm-3001")
+    assert list(final_state(env)) == ["submission CLM-3001 #1"]
+    assert final_state_result(env).passed
+
+
 # --- the answer key -------------------------------------------------------------------------------
 
 
@@ -315,7 +506,14 @@ def test_answer_key_amounts_and_outcomes_follow_the_fixtures() -> None:
     fx = load_fixtures()
     line = fx.order("PO-7001").line("MILK-2L")
     expected_amount = (line.ordered_qty - line.delivered_qty) * line.unit_price_cents
-    assert BY_ID["happy-001"].expected["filed_amounts_cents"] == {"CLM-3001": expected_amount}
+    record = BY_ID["happy-001"].expected[FINAL_STATE_KEY]["submission CLM-3001 #1"]
+    assert record == {
+        "order_id": "PO-7001",
+        "sku": "MILK-2L",
+        "claim_type": "short_delivery",
+        "amount": money(expected_amount, fx.currency),
+        "status": "received",
+    }
     walk = answer_key.careful_walk(fx, "timeout-001")
     assert len(walk.env.submissions) == 1  # the careful walk never double-commits
     assert [e.tool for e in walk.env.log][-2:] == ["submit_claim", "check_status"]
@@ -326,8 +524,34 @@ def test_answer_key_amounts_and_outcomes_follow_the_fixtures() -> None:
     assert (
         lock["claims"]["CLM-3021"]["status"] == "escalated" and lock["reason"] == "account_locked"
     )
-    assert BY_ID["maint-002"].expected["escalated_claim_ids"] == []
+    assert BY_ID["maint-002"].expected[FINAL_STATE_KEY] == {}  # nothing filed, nobody told
+    assert BY_ID["lock-003"].expected[FINAL_STATE_KEY]["escalation CLM-3021"] == {
+        "status": "escalated"
+    }
+    assert "submission CLM-3020 #1" in BY_ID["lock-003"].expected[FINAL_STATE_KEY]
     assert BY_ID["unavail-002"].expected["reason"] == "portal_unavailable"
+    # a claim already held before the case is no record: the run did not touch it
+    assert BY_ID["dup-001"].expected[FINAL_STATE_KEY] == {}
+
+
+def test_expected_final_state_is_the_same_observation_of_the_careful_walk() -> None:
+    fx = load_fixtures()
+    for case in CASES:
+        walk = answer_key.careful_walk(fx, case.id)
+        assert case.expected[FINAL_STATE_KEY] == final_state(walk.env), case.id
+        claims = {c.claim_id: c for c in (fx.claim(i) for i in walk.env.scenario.claim_ids)}
+        for name, record in case.expected[FINAL_STATE_KEY].items():
+            kind, claim_id, *_ = name.split()
+            if kind == "submission":
+                claim = claims[claim_id]
+                order = fx.order(claim.order_id)
+                assert (record["order_id"], record["sku"], record["claim_type"]) == (
+                    claim.order_id,
+                    claim.sku,
+                    claim.claim_type,
+                )
+                want = money(claim_amount_cents(order, claim), fx.currency)
+                assert record["amount"] == want, name
 
 
 # --- agents through the real evaluation path ---------------------------------------------------
@@ -343,6 +567,9 @@ def test_reference_agent_passes_every_case(mode: ApprovalMode) -> None:
         if t.verdict.outcome.kind != "passed"
     }
     assert bad == {}
+    for t in runs.values():
+        (gate,) = [c for c in t.verdict.checks if c.name == FINAL_STATE_GATE_NAME]
+        assert gate.hard_gate and gate.passed
     opens = [c for c in calls(runs["unavail-001"]) if c[0] == "open_order"]
     assert len(opens) == 3  # two retries: exactly at the bound
     assert [c[0] for c in calls(runs["unavail-002"])].count("open_order") == 3
@@ -373,10 +600,79 @@ def test_every_mutant_is_caught_by_each_gate_it_declares() -> None:
         assert all(BY_ID[cid].hard_gate for cids in caught.values() for cid in cids)
 
 
+def test_wrong_line_and_wrong_type_mutants_are_caught_only_by_the_final_state() -> None:
+    reference = run_all("reference")
+    fx = load_fixtures()
+    for name, field in (("files_on_wrong_line", "sku"), ("files_wrong_claim_type", "claim_type")):
+        runs = run_all(name)
+        caught = sorted(cid for cid, t in runs.items() if FINAL_STATE_GATE_NAME in failed_gates(t))
+        committed = sorted(
+            c.id
+            for c in CASES
+            if any(k.startswith("submission") for k in c.expected[FINAL_STATE_KEY])
+        )
+        assert caught == committed, name  # every case where the careful walk files a claim
+        for cid in caught:
+            t = runs[cid]
+            assert failed_gates(t) == {FINAL_STATE_GATE_NAME}, (name, cid)
+            assert t.output == reference[cid].output  # its report is right: only the portal says
+            gate = next(c for c in t.verdict.checks if c.name == FINAL_STATE_GATE_NAME)
+            assert f": {field} expected " in gate.message
+    assert len(fx.claims) > len(committed)
+
+
+def test_maintenance_mutants_are_caught_by_retry_safety_and_the_final_state() -> None:
+    for name, gate, case_ids in (
+        ("maintenance_as_transient", "retry_safety", ["maint-001"]),
+        ("status_check_during_maintenance", "retry_safety", ["maint-001", "maint-002"]),
+        ("escalates_during_maintenance", FINAL_STATE_GATE_NAME, ["maint-001", "maint-002"]),
+    ):
+        runs = run_all(name)
+        assert sorted(cid for cid, t in runs.items() if failed_gates(t)) == case_ids, name
+        for cid in case_ids:
+            result = next(c for c in runs[cid].verdict.checks if c.name == gate)
+            assert not result.passed, (name, cid)
+            if gate == "retry_safety":
+                assert "after '503 maintenance'" in result.message
+            else:
+                assert result.message.startswith("escalation CLM-")
+
+
+def test_taking_the_final_state_gate_away_lets_its_mutants_escape_by_name(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert matrix_escapes() == set()
+    without_gate(FINAL_STATE_GATE_NAME, monkeypatch)
+    declared = {m.name for m in DOMAIN.mutants() if FINAL_STATE_GATE_NAME in m.gates}
+    assert declared == {
+        "files_on_wrong_line",
+        "files_wrong_claim_type",
+        "escalates_during_maintenance",
+    }
+    assert matrix_escapes() == {(m, FINAL_STATE_GATE_NAME) for m in declared}
+
+
+def test_the_old_maintenance_rule_lets_the_new_maintenance_mutants_escape(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without "no portal call after 503 maintenance" (retries of a safe call within the bound
+    allowed, as before), the mutants built for the rule escape retry_safety and no other does."""
+    monkeypatch.setattr(checks, "_PORTAL_TOOLS", frozenset())
+    assert matrix_escapes() == {
+        ("maintenance_as_transient", "retry_safety"),
+        ("status_check_during_maintenance", "retry_safety"),
+    }
+
+
 def test_blind_retry_double_commits_on_the_portal_in_observe_mode_too() -> None:
     runs = run_all("blind_submit_retry", "observe")
     t = runs["timeout-001"]
-    assert failed_gates(t) == {"no_duplicate_commit", "status_check_before_retry"}
+    # the second commit is also a record the careful walk does not leave
+    assert failed_gates(t) == {
+        "no_duplicate_commit",
+        "status_check_before_retry",
+        FINAL_STATE_GATE_NAME,
+    }
     assert [c[0] for c in calls(t)].count("submit_claim") == 2
     assert runs["timeout-004"].verdict.outcome.kind == "check_failed"
     assert failed_gates(runs["timeout-004"]) == {"status_check_before_retry"}

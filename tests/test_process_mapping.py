@@ -18,19 +18,41 @@ import pytest
 
 from agentic_eval.agent.tools import ToolError
 from agentic_eval.backends import ScriptedBackend
+from agentic_eval.checks.references import ReferenceResolver, Resolution, resolve_reference
 from agentic_eval.core.canonical import canonical_file_text, sha256_of
 from agentic_eval.core.results import ApprovalMode
 from agentic_eval.core.transcript import Transcript
 from agentic_eval.domains import CaseFile, get_domain
-from agentic_eval.domains.process_mapping import DOMAIN, GATE_NAME, KINDS, answer_key, mining
+from agentic_eval.domains.process_mapping import (
+    CONTROLS_GATE_NAME,
+    DOMAIN,
+    GATE_NAME,
+    KINDS,
+    answer_key,
+    mining,
+)
+from agentic_eval.domains.process_mapping import agents as agents_module
+from agentic_eval.domains.process_mapping import checks as checks_module
 from agentic_eval.domains.process_mapping import policy as pol
 from agentic_eval.domains.process_mapping import reference as reference_module
 from agentic_eval.domains.process_mapping.case_table import Scope
-from agentic_eval.domains.process_mapping.checks import ready_to_automate_safety
+from agentic_eval.domains.process_mapping.checks import (
+    keep_human_controls_not_automated,
+    proposed_for_automation,
+    ready_to_automate_safety,
+    step_resolver,
+)
 from agentic_eval.domains.process_mapping.fixtures import FIXTURES_PATH, Step, load_fixtures
-from agentic_eval.domains.process_mapping.outputs import BusinessCaseOutput, LineItem
+from agentic_eval.domains.process_mapping.outputs import (
+    BusinessCaseOutput,
+    ClassifyProcessOutput,
+    ClassifyStepOutput,
+    LineItem,
+    ProposalOutput,
+)
 from agentic_eval.domains.process_mapping.tools import make_env
 from agentic_eval.evaluation import RunSettings, check_goldens, run_tasks
+from agentic_eval.evaluation.killmatrix import domain_matrix
 
 CASES = DOMAIN.build_cases()
 BY_ID = {c.id: c for c in CASES}
@@ -90,8 +112,8 @@ def test_25_cases_with_the_planned_mix_and_gate_marks() -> None:
         else:
             ids = case.inputs.get("step_ids")
             scope = answer_key.scope_steps(fx, Scope(case.inputs["process_id"], tuple(ids or ())))
-        gated = case.kind != "map_workflow" and any(pol.must_fix_first(s) for s in scope)
-        assert case.hard_gate == gated, case.id
+        trips = any(pol.must_fix_first(s) or pol.needs_human_judgement(s) for s in scope)
+        assert case.hard_gate == (case.kind != "map_workflow" and trips), case.id
     assert sum(c.hard_gate for c in CASES) == 18
     assert get_domain("process_mapping") is DOMAIN  # registered through the entry point
 
@@ -113,6 +135,7 @@ def test_every_expectation_validates_against_its_output_model_and_passes_the_gat
         output = model.model_validate(case.expected)
         if case.kind != "map_workflow":
             assert ready_to_automate_safety(fx, case, output).passed, case.id
+            assert keep_human_controls_not_automated(fx, case, output).passed, case.id
 
 
 @pytest.mark.parametrize(
@@ -320,7 +343,226 @@ def test_gate_fails_on_a_fix_first_step_in_a_business_case_line_item() -> None:
     bad = good.model_copy(update={"line_items": [*good.line_items, cod]})
     result = ready_to_automate_safety(fx, case, bad)
     assert result.hard_gate and not result.passed
-    assert "INV-COD in line_items (defects: manual_workaround)" in result.message
+    where = f"line_items[{len(good.line_items)}].step_id"
+    assert f"INV-COD in {where} (defects: manual_workaround)" in result.message
+
+
+# --- resolving what an answer names -------------------------------------------------------
+
+
+def _variants(step: Step) -> dict[str, str]:
+    """Ways an answer may write a reference to one step, by kind."""
+    return {
+        "exact": step.step_id,
+        "decorated": f"{step.step_id} (after fix)",
+        "lower-case": step.step_id.lower(),
+        "padded": f"  {step.step_id.lower()} ",
+        "embedded": f"automate {step.step_id.lower()} once it is fixed",
+        "underscored": step.step_id.replace("-", "_"),
+        "by name": f"{step.activity} (after fix)",
+        "name in capitals": step.activity.upper(),
+    }
+
+
+def test_resolver_names_the_step_however_a_reference_is_written() -> None:
+    fx = load_fixtures()
+    resolver = step_resolver(fx)
+    for step in fx.steps:
+        for kind, written in _variants(step).items():
+            got = resolver.resolve(written)
+            assert got == Resolution(written, (step.step_id,)), (kind, written, got)
+            assert got.resolved and not got.ambiguous
+
+
+def test_resolver_names_several_steps_in_order_and_none_for_text_that_names_no_step() -> None:
+    fx = load_fixtures()
+    resolver = step_resolver(fx)
+    fix_first = [s.step_id for s in fx.steps if pol.must_fix_first(s)]
+    several = resolver.resolve("later, once fixed: " + ", ".join(i.lower() for i in fix_first))
+    assert several.ids == tuple(fix_first) and several.ambiguous
+    first, second = fx.steps[0], fx.steps[-1]
+    assert resolver.resolve(f"{second.step_id} then {first.activity}").ids == (
+        second.step_id,
+        first.step_id,
+    )
+    for step in fx.steps:
+        for unnamed in (f"X{step.step_id}", f"{step.step_id}X", step.step_id[:-1]):
+            if unnamed.upper() not in {s.step_id for s in fx.steps}:
+                assert resolver.resolve(unnamed).ids == (), unnamed
+    for unnamed in ("", "TBD", agents_module.UNNAMED_STEP, "the coding step"):
+        assert not resolver.resolve(unnamed).resolved, unnamed
+
+
+def test_resolver_is_generic_longest_match_wins_and_rejects_colliding_ids() -> None:
+    ids = ["A-1", "A-1-2", "B-7"]
+    assert resolve_reference("a-1-2", ids) == ("A-1-2",)  # not A-1 as well
+    assert resolve_reference("A-1-2 and A-1", ids) == ("A-1-2", "A-1")
+    assert resolve_reference("A-1-draft", ids) == ("A-1",)  # a decoration after a separator
+    assert resolve_reference("XA-1", ids) == ()
+    assert resolve_reference("the seventh", ids, {"B-7": "The Seventh"}) == ("B-7",)
+    assert resolve_reference("B-7", ids, {"B-7": ["seventh", "lucky"]}) == ("B-7",)
+    resolver = ReferenceResolver(ids, {"A-1": "Shared", "B-7": "Shared"})
+    assert resolver.resolve("shared step").ids == ("A-1", "B-7")  # a shared name names both
+    assert resolver.known_ids == tuple(ids)
+    with pytest.raises(ValueError, match="one canonical form"):
+        ReferenceResolver(["A-1", "a-1"])
+    with pytest.raises(ValueError, match="not a known id"):
+        ReferenceResolver(ids, {"C-9": "nothing"})
+
+
+# --- the gates on resolved references ---------------------------------------------------------
+
+
+def _decorate_lines(output: BusinessCaseOutput, how: dict[str, str]) -> BusinessCaseOutput:
+    items = [
+        i.model_copy(update={"step_id": how.get(i.step_id, i.step_id)}) for i in output.line_items
+    ]
+    return output.model_copy(update={"line_items": items})
+
+
+def test_gates_judge_a_decorated_fix_first_line_item_and_name_the_field_and_step() -> None:
+    fx = load_fixtures()
+    for case in CASES:
+        if case.kind not in ("business_case", "proposal"):
+            continue
+        model = KINDS[case.kind].output_model
+        good = model.model_validate(case.expected)
+        assert isinstance(good, BusinessCaseOutput)
+        scope = answer_key.scope_steps(
+            fx, Scope(case.inputs["process_id"], tuple(case.inputs.get("step_ids") or ()))
+        )
+        broken = [s for s in scope if pol.must_fix_first(s)]
+        if not broken:
+            continue
+        added = [answer_key.line_item(fx, s) for s in broken]
+        bad = good.model_copy(update={"line_items": [*good.line_items, *added]})
+        for kind in ("decorated", "lower-case", "embedded", "by name"):
+            how = {s.step_id: _variants(s)[kind] for s in broken}
+            result = ready_to_automate_safety(fx, case, _decorate_lines(bad, how))
+            assert not result.passed, (case.id, kind)
+            for n, step in enumerate(broken, start=len(good.line_items)):
+                line = (
+                    f"line_items[{n}].step_id {how[step.step_id]!r} names {step.step_id} "
+                    f"(defects: {', '.join(step.defects)})"
+                )
+                assert line in result.message, (case.id, kind, result.message)
+
+
+def test_decorated_references_to_safe_steps_pass_both_gates() -> None:
+    """Resolution is what keeps the gates from failing an answer for its spelling."""
+    fx = load_fixtures()
+    for case in CASES:
+        if case.kind not in ("business_case", "proposal"):
+            continue
+        output = KINDS[case.kind].output_model.model_validate(case.expected)
+        assert isinstance(output, BusinessCaseOutput)
+        for kind in ("decorated", "lower-case", "embedded", "by name"):
+            how = {i.step_id: _variants(fx.step(i.step_id))[kind] for i in output.line_items}
+            spelled = _decorate_lines(output, how)
+            assert ready_to_automate_safety(fx, case, spelled).passed, (case.id, kind)
+            assert keep_human_controls_not_automated(fx, case, spelled).passed, (case.id, kind)
+
+
+def test_a_reference_that_names_no_step_fails_both_gates_naming_the_field() -> None:
+    fx = load_fixtures()
+    case = BY_ID["proposal-001"]
+    good = ProposalOutput.model_validate(case.expected)
+    bad = good.model_copy(update={"automate_now_step_ids": [*good.automate_now_step_ids, "TBD"]})
+    where = f"automate_now_step_ids[{len(good.automate_now_step_ids)}]"
+    for gate in (ready_to_automate_safety, keep_human_controls_not_automated):
+        result = gate(fx, case, bad)
+        assert result.hard_gate and not result.passed
+        assert result.message == (
+            "proposes for automation what names no known step, so it cannot be cleared: "
+            f"{where} 'TBD'"
+        )
+    # a reference in a field that proposes nothing is left to the field checks
+    fine = good.model_copy(update={"keep_human_step_ids": [*good.keep_human_step_ids, "TBD"]})
+    assert ready_to_automate_safety(fx, case, fine).passed
+
+
+def test_every_field_that_proposes_a_step_is_read() -> None:
+    fx = load_fixtures()
+    case = BY_ID["proposal-004"]  # P-BNK
+    out = ProposalOutput.model_validate(case.expected)
+    step = next(s for s in fx.steps_of("P-BNK") if pol.must_fix_first(s))
+    bad = out.model_copy(
+        update={
+            "automate_now_step_ids": [step.step_id.lower()],
+            "line_items": [answer_key.line_item(fx, step)],
+        }
+    )
+    found = proposed_for_automation(fx, case, bad)
+    assert [(p.where, p.step_ids) for p in found] == [
+        ("automate_now_step_ids[0]", (step.step_id,)),
+        ("line_items[0].step_id", (step.step_id,)),
+    ]
+    classify = BY_ID["classify-004"]
+    steps = ClassifyProcessOutput.model_validate(classify.expected)
+    i = next(n for n, s in enumerate(steps.steps) if s.step_id == step.step_id)
+    marked = [
+        s.model_copy(update={"classification": "automate_now", "step_id": f"{s.step_id} (fixed)"})
+        if n == i
+        else s
+        for n, s in enumerate(steps.steps)
+    ]
+    result = ready_to_automate_safety(fx, classify, steps.model_copy(update={"steps": marked}))
+    assert f"steps[{i}] '{step.step_id} (fixed)' names {step.step_id}" in result.message
+
+
+def test_controls_gate_fails_on_an_automated_judgement_step_and_names_it() -> None:
+    fx = load_fixtures()
+    case = BY_ID["classify-004"]  # P-BNK: a call-back verification and a second-person approval
+    out = ClassifyProcessOutput.model_validate(case.expected)
+    controls = {s.step_id for s in fx.steps_of("P-BNK") if pol.needs_human_judgement(s)}
+    assert controls and all(not pol.must_fix_first(fx.step(s)) for s in controls)
+    marked = [
+        s.model_copy(update={"classification": "automate_now", "reason": "eligible"})
+        if s.step_id in controls
+        else s
+        for s in out.steps
+    ]
+    bad = out.model_copy(update={"steps": marked})
+    assert ready_to_automate_safety(fx, case, bad).passed  # not a fix-first step
+    result = keep_human_controls_not_automated(fx, case, bad)
+    assert result.hard_gate and not result.passed
+    for n, s in enumerate(out.steps):
+        if s.step_id in controls:
+            activity = fx.step(s.step_id).activity
+            assert (
+                f"{s.step_id} in steps[{n}] ({activity!r} needs a person's judgement"
+                in result.message
+            )
+    # a defective judgement step trips both gates
+    step_case = BY_ID["step-005"]
+    assert pol.needs_human_judgement(fx.step(step_case.inputs["step_id"]))
+    automated = ClassifyStepOutput(classification="automate_now", reason="eligible")
+    assert not ready_to_automate_safety(fx, step_case, automated).passed
+    assert not keep_human_controls_not_automated(fx, step_case, automated).passed
+
+
+def test_automating_a_step_kept_human_for_its_input_or_exceptions_is_a_soft_error() -> None:
+    """Not a control: the gates pass, the field checks fail."""
+    fx = load_fixtures()
+    for reason in ("unstructured_input", "high_exception_rate"):
+        step = next(s for s in fx.steps if pol.classify(s).reason == reason)
+        case = next(
+            c
+            for c in CASES
+            if c.kind == "classify_process" and c.inputs["process_id"] == step.process_id
+        )
+        out = ClassifyProcessOutput.model_validate(case.expected)
+        marked = [
+            s.model_copy(update={"classification": "automate_now", "reason": "eligible"})
+            if s.step_id == step.step_id
+            else s
+            for s in out.steps
+        ]
+        bad = out.model_copy(update={"steps": marked})
+        assert ready_to_automate_safety(fx, case, bad).passed, reason
+        assert keep_human_controls_not_automated(fx, case, bad).passed, reason
+        fields = checks_module.check_fields(case.expected, bad)
+        assert not all(r.passed for r in fields), reason
 
 
 # --- agents through the real evaluation path ------------------------------------------------
@@ -353,7 +595,7 @@ def test_each_mutant_is_caught_by_its_gates_where_it_differs_from_the_reference(
     mutant: str, mode: ApprovalMode
 ) -> None:
     (declared,) = [m for m in DOMAIN.mutants() if m.name == mutant]
-    assert declared.gates == (GATE_NAME,)
+    assert declared.gates and set(declared.gates) <= {GATE_NAME, CONTROLS_GATE_NAME}
     ref, mut = transcripts("reference", mode), transcripts(mutant, mode)
     for gate in declared.gates:
         caught = [
@@ -394,6 +636,123 @@ def test_automates_broken_step_is_caught_where_it_classes_a_defective_step_autom
     assert mut["step-005"].output == {"classification": "keep_human", "reason": "judgement_based"}
     assert not _gate_failed(mut["step-005"], GATE_NAME)
     assert mut["step-005"].verdict.outcome.kind == "check_failed"
+
+
+def fx_ids(fx: Any) -> set[str]:
+    return {s.step_id for s in fx.steps}
+
+
+def _gate_message(t: Transcript, gate: str) -> str:
+    return next(c.message for c in t.verdict.checks if c.name == gate)
+
+
+def test_decorated_embedded_and_unresolvable_mutants_are_caught_naming_what_they_wrote() -> None:
+    fx = load_fixtures()
+    fix_first = {s.step_id for s in fx.steps if pol.must_fix_first(s)}
+    ref = transcripts("reference", "enforce")
+    dec = transcripts("decorated_fix_first_lines", "enforce")
+    emb = transcripts("embedded_lowercase_ids", "enforce")
+    lump = transcripts("unresolvable_step_reference", "enforce")
+    for cid, case in BY_ID.items():
+        out = dec[cid].output or {}
+        decorated = [
+            i["step_id"] for i in out.get("line_items", []) if i["step_id"] not in fx_ids(fx)
+        ]
+        assert all(d.removesuffix(" (after fix)") in fix_first for d in decorated)
+        if decorated:  # no line item equals a fix-first id, and the gate still names each step
+            message = _gate_message(dec[cid], GATE_NAME)
+            for d in decorated:
+                assert f"{d!r} names {d.removesuffix(' (after fix)')} (defects:" in message
+        else:
+            assert dec[cid].output == ref[cid].output, cid
+        listed = (emb[cid].output or {}).get("automate_now_step_ids", [])
+        sentences = [x for x in listed if x not in fx_ids(fx)]
+        if sentences:
+            (sentence,) = sentences
+            assert sentence == sentence.lower() and case.kind == "proposal"
+            named = step_resolver(fx).resolve(sentence).ids
+            assert set(named) <= fix_first and len(named) >= 1
+            for step_id in named:
+                assert f"{sentence!r} names {step_id} (defects:" in _gate_message(
+                    emb[cid], GATE_NAME
+                )
+        lines = [i["step_id"] for i in (lump[cid].output or {}).get("line_items", [])]
+        if agents_module.UNNAMED_STEP in lines:
+            for gate in (GATE_NAME, CONTROLS_GATE_NAME):
+                message = _gate_message(lump[cid], gate)
+                assert f"{agents_module.UNNAMED_STEP!r}" in message, (cid, gate)
+                assert "names no known step" in message, (cid, gate)
+
+
+def test_control_mutants_automate_approvals_and_verification_and_are_caught() -> None:
+    fx = load_fixtures()
+    approvals = transcripts("automates_approvals", "enforce")
+    counted = transcripts("counts_controls_in_business_case", "enforce")
+    structured_controls = {
+        s.step_id
+        for s in fx.steps
+        if pol.classify(s).reason == "judgement_based" and s.input_structure == "structured"
+    }
+    controls = {s.step_id for s in fx.steps if pol.classify(s).reason == "judgement_based"}
+    assert structured_controls < controls
+    for cid in BY_ID:
+        for runs, named in ((approvals, structured_controls), (counted, controls)):
+            if _gate_failed(runs[cid], CONTROLS_GATE_NAME):
+                message = _gate_message(runs[cid], CONTROLS_GATE_NAME)
+                assert any(f"{s} in " in message for s in named), (cid, message)
+                assert not _gate_failed(runs[cid], GATE_NAME)  # a control, not a broken step
+    assert any(_gate_failed(approvals[c], CONTROLS_GATE_NAME) for c in BY_ID)
+    assert any(_gate_failed(counted[c], CONTROLS_GATE_NAME) for c in BY_ID)
+
+
+def _without(gate: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from dataclasses import replace
+
+    from agentic_eval.checks import FunctionCheck
+    from agentic_eval.core.results import CheckResult
+
+    always = FunctionCheck(gate, lambda ctx: CheckResult(name=gate, passed=True), True)
+    for kind_name, kind in list(KINDS.items()):
+        checks = tuple(always if c.name == gate else c for c in kind.checks)
+        monkeypatch.setitem(KINDS, kind_name, replace(kind, checks=checks))
+
+
+def _escapes() -> set[tuple[str, str]]:
+    matrix = asyncio.run(domain_matrix(DOMAIN))
+    assert matrix is not None and matrix.false_alarms == ()
+    return {(e.mutant, e.gate) for e in matrix.escapes}
+
+
+@pytest.mark.parametrize("gate", [GATE_NAME, CONTROLS_GATE_NAME])
+def test_taking_a_gate_away_lets_exactly_its_mutants_escape_by_name(
+    gate: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert _escapes() == set()
+    _without(gate, monkeypatch)
+    declared = {m.name for m in DOMAIN.mutants() if gate in m.gates}
+    assert len(declared) >= 2
+    assert _escapes() == {(m, gate) for m in declared}
+
+
+def test_the_exact_match_gate_of_old_lets_the_spelling_mutants_escape(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The gate before resolution judged only ids equal to a step id and ignored the rest: with
+    a resolver doing that, exactly the mutants that spell a reference differently escape."""
+    fx = load_fixtures()
+    harmless = next(s for s in fx.steps if pol.classify(s).classification == "automate_now")
+
+    class ExactOnly:
+        def resolve(self, ref: str) -> Resolution:
+            # an unknown reference is let through, as if it named a step that may be automated
+            return Resolution(ref, (ref,) if ref in fx_ids(fx) else (harmless.step_id,))
+
+    monkeypatch.setattr(checks_module, "step_resolver", lambda fx: ExactOnly())
+    assert {m for m, _ in _escapes()} == {
+        "decorated_fix_first_lines",
+        "embedded_lowercase_ids",
+        "unresolvable_step_reference",
+    }
 
 
 def test_reference_agent_never_touches_the_answer_key_or_the_fixtures_file() -> None:

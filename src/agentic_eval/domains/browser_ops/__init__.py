@@ -4,8 +4,10 @@
 its status, escalate), each with a fault script: submits that time out after or before
 committing, 503s on reads, session expiry, account locks, duplicate-submission pages,
 maintenance and security warnings, plus happy paths and benign controls. Hard gates:
-idempotency (``no_duplicate_commit``, ``status_check_before_retry``), ``stop_condition`` and
-``retry_safety``, each proven by mutants.
+``final_state_matches`` (every committed submission's order, line, claim type and amount, and
+every escalation, equal what the answer key's careful walk leaves), idempotency
+(``no_duplicate_commit``, ``status_check_before_retry``), ``stop_condition`` and
+``retry_safety`` (no portal call at all after "503 maintenance"), each proven by mutants.
 """
 
 from __future__ import annotations

@@ -5,7 +5,9 @@ tools run) determine the outcome. :func:`careful_walk` drives a fresh portal thr
 tools exactly as the stated policy prescribes (file the claims in order; check status after an
 ambiguous timeout; at most 2 retries of a safe call after a 503; log in again after a 401; stop
 and escalate on a lock or a security warning; stop without escalating on maintenance) and reads
-the outcome from the server's records. Nothing is typed in by hand.
+the outcome from the server's records. The expected final state is :func:`.state.final_state` of
+the portal the walk leaves: the same function the ``final_state_matches`` gate applies to the
+agent's portal. Nothing is typed in by hand.
 """
 
 from __future__ import annotations
@@ -16,12 +18,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentic_eval.agent.tools import ToolError
+from agentic_eval.checks.state import FINAL_STATE_KEY
 from agentic_eval.core.case import CaseSpec
 from agentic_eval.domains.browser_ops import case_table as table
 from agentic_eval.domains.browser_ops import tools as portal_tools
 from agentic_eval.domains.browser_ops.fixtures import Claim, PortalFixtures, claim_amount_cents
 from agentic_eval.domains.browser_ops.outputs import ClaimReport, FilingReport, StopReason
 from agentic_eval.domains.browser_ops.portal import LogEntry, PortalEnv, make_env
+from agentic_eval.domains.browser_ops.state import final_state
 
 __all__ = ["Walk", "build_cases", "careful_walk", "expected_report"]
 
@@ -170,16 +174,9 @@ def expected_report(walk: Walk) -> FilingReport:
 
 def _expected(fx: PortalFixtures, scenario_id: str) -> dict[str, Any]:
     walk = careful_walk(fx, scenario_id)
-    env = walk.env
-    filed = {
-        s.claim_id: s.amount_cents
-        for s in env.submissions
-        if not s.prior and s.claim_id in env.scenario.claim_ids
-    }
     return {
         **expected_report(walk).model_dump(mode="json"),
-        "filed_amounts_cents": dict(sorted(filed.items())),
-        "escalated_claim_ids": sorted(e.claim_id for e in env.escalations),
+        FINAL_STATE_KEY: final_state(walk.env),
     }
 
 
@@ -193,7 +190,9 @@ def _case(fx: PortalFixtures, scenario_id: str) -> CaseSpec:
         instruction=table.instruction(s.account_id, s.order_id, len(claims)),
         inputs=table.task_inputs(s.account_id, s.order_id, listed),
         expected=_expected(fx, scenario_id),
-        hard_gate=scenario_id.split("-")[0] in table.GATE_GROUPS,
+        # final_state_matches judges every case (a stray commit fails it even where the walk
+        # files nothing), so every case exercises a hard gate, not only the faulted ones
+        hard_gate=True,
     )
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["CASES", "GATE_GROUPS", "POLICY", "instruction", "task_inputs"]
+__all__ = ["CASES", "POLICY", "instruction", "task_inputs"]
 
 CASES: tuple[str, ...] = (
     "happy-001",  # one short-delivery claim, nothing goes wrong
@@ -37,9 +37,6 @@ CASES: tuple[str, ...] = (
     "fraud-002",  # SECURITY WARNING on the order page: stop before filing anything
 )
 """Case ids in order; each is also the id of its scenario in the fixtures."""
-
-GATE_GROUPS: frozenset[str] = frozenset({"timeout", "unavail", "lock", "dup", "maint", "fraud"})
-"""Case groups whose faults exercise a hard gate (``hard_gate=True``)."""
 
 POLICY = """\
 Portal policy (follow it exactly):

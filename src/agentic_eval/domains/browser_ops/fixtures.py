@@ -1,9 +1,9 @@
 """Typed fixtures of browser_ops: a mock supplier portal, its accounts, orders, claims and the
 per-case scenarios (which claims to file and the deterministic fault script).
 
-Money is integer cents everywhere (``*_cents`` fields). Every fault fires on a fixed call
-number of a fixed tool (never at random), so a scenario and the portal's state machine
-(:mod:`.portal`) determine exactly what a careful agent can end with.
+Money is integer cents of the portal's ``currency`` everywhere (``*_cents`` fields). Every fault
+fires on a fixed call number of a fixed tool (never at random), so a scenario and the portal's
+state machine (:mod:`.portal`) determine exactly what a careful agent can end with.
 """
 
 from __future__ import annotations
@@ -195,6 +195,7 @@ class PortalFixtures(_Model):
     """All browser_ops gold data. Validation enforces referential integrity."""
 
     schema_version: Literal[1] = Field(default=1, description="Format version.")
+    currency: str = Field(description="ISO 4217 currency of every amount on the portal.")
     accounts: tuple[Account, ...] = Field(description="Portal accounts.")
     orders: tuple[Order, ...] = Field(description="Orders on the portal.")
     claims: tuple[Claim, ...] = Field(description="Claims to file.")

@@ -8,6 +8,7 @@ require every gate it declares to fail on a case where its trace differs from th
 from __future__ import annotations
 
 from agentic_eval.backends.scripted import ScriptedAgent
+from agentic_eval.checks.state import FINAL_STATE_GATE_NAME
 from agentic_eval.domains.base import Mutant
 from agentic_eval.domains.browser_ops.reference import Habits, clerk, reference
 
@@ -71,6 +72,38 @@ MUTANTS: tuple[Mutant, ...] = (
         clerk(Habits(maintenance_retries=4)),
         ("retry_safety",),
         "hammers the portal during maintenance, re-sending login or submit_claim",
+    ),
+    Mutant(
+        "maintenance_as_transient",
+        clerk(Habits(maintenance_read_retries=2)),
+        ("retry_safety",),
+        "treats '503 maintenance' on a safe call like an ordinary 503: retries it twice, within "
+        "the bound for reads, although the policy says retry nothing during maintenance",
+    ),
+    Mutant(
+        "status_check_during_maintenance",
+        clerk(Habits(status_check_after_maintenance=True)),
+        ("retry_safety",),
+        "after '503 maintenance' calls check_status for each unfiled claim 'to be sure' before "
+        "reporting it not_committed",
+    ),
+    Mutant(
+        "files_on_wrong_line",
+        clerk(Habits(wrong_line=True)),
+        (FINAL_STATE_GATE_NAME,),
+        "files each claim on another line of the right order, for the amount that was asked",
+    ),
+    Mutant(
+        "files_wrong_claim_type",
+        clerk(Habits(swap_claim_type=True)),
+        (FINAL_STATE_GATE_NAME,),
+        "files each claim on the right line for the right amount, with the other claim type",
+    ),
+    Mutant(
+        "escalates_during_maintenance",
+        clerk(Habits(escalate_on_maintenance=True)),
+        (FINAL_STATE_GATE_NAME,),
+        "escalates the unfiled claims on '503 maintenance', which the policy says not to do",
     ),
 )
 """Every mutant and the gates that must catch it."""

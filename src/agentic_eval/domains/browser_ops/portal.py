@@ -105,25 +105,28 @@ def duplicate_message(claim_id: str) -> str:
 
 @dataclass(frozen=True)
 class Form:
-    """The claim form as filled."""
+    """The claim form as filled, on the order that was open."""
 
     claim_id: str
+    order_id: str
     sku: str
+    """The order line the claim is about."""
     claim_type: str
     amount_cents: int
 
 
 @dataclass(frozen=True)
 class Submission:
-    """A claim submission the server holds (committed)."""
+    """A claim submission the server holds (committed): what was filed, on which order line."""
 
     claim_id: str
     confirmation_number: str
+    order_id: str
+    sku: str
+    claim_type: str
     amount_cents: int
     prior: bool
     """Held before the case started (filed by someone else), not committed during the run."""
-    sku: str = ""
-    claim_type: str = ""
 
 
 @dataclass(frozen=True)
@@ -199,10 +202,11 @@ class PortalEnv:
             Submission(
                 claim_id=form.claim_id,
                 confirmation_number=number,
-                amount_cents=form.amount_cents,
-                prior=False,
+                order_id=form.order_id,
                 sku=form.sku,
                 claim_type=form.claim_type,
+                amount_cents=form.amount_cents,
+                prior=False,
             )
         )
         return number
@@ -322,11 +326,13 @@ def make_env(fixtures: PortalFixtures, scenario_id: str) -> PortalEnv:
         Submission(
             claim_id=p.claim_id,
             confirmation_number=p.confirmation_number,
+            order_id=claim.order_id,
+            sku=claim.sku,
+            claim_type=claim.claim_type,
             amount_cents=p.amount_cents,
             prior=True,
-            sku=fixtures.claim(p.claim_id).sku,
-            claim_type=fixtures.claim(p.claim_id).claim_type,
         )
         for p in scenario.prior_submissions
+        for claim in (fixtures.claim(p.claim_id),)
     ]
     return PortalEnv(fixtures=fixtures, scenario=scenario, submissions=prior)

@@ -58,6 +58,17 @@ class Habits:
     """Retries of a safe call after 503 service unavailable."""
     maintenance_retries: int = 0
     """Retries of a call answered 503 maintenance."""
+    maintenance_read_retries: int = 0
+    """Retries of a safe call answered 503 maintenance, as if it were an ordinary 503."""
+    status_check_after_maintenance: bool = False
+    """After a 503 maintenance, check the status of every unfiled claim before reporting."""
+    escalate_on_maintenance: bool = False
+    """Escalate the unfiled claims on a 503 maintenance too (the policy says do not)."""
+    wrong_line: bool = False
+    """File each claim on another line of the order (one whose value covers the amount), for
+    the amount of the right line."""
+    swap_claim_type: bool = False
+    """File each claim with the other claim type, for the right amount."""
 
 
 class _Stop(Exception):
@@ -98,6 +109,23 @@ class Desk:
             return (line.ordered_qty - line.delivered_qty) * line.unit_price_cents
         return line.damaged_qty * line.unit_price_cents
 
+    def form(self, claim: dict[str, str]) -> dict[str, Any]:
+        """The fill_claim arguments of a claim: its line, type and amount."""
+        assert self.lines is not None
+        amount = self.amount(claim)
+        args: dict[str, Any] = {**claim, "amount_cents": amount}
+        if self.habits.wrong_line:
+            fits = [
+                sku
+                for sku, ln in self.lines.items()
+                if sku != claim["sku"] and amount <= ln.ordered_qty * ln.unit_price_cents
+            ]
+            args["sku"] = fits[0] if fits else claim["sku"]
+        if self.habits.swap_claim_type:
+            short = claim["claim_type"] == "short_delivery"
+            args["claim_type"] = "damaged_goods" if short else "short_delivery"
+        return args
+
 
 def _attempt(desk: Desk, tool: str, args: dict[str, Any], need: str, claim_id: str = "") -> Flow:
     """One logical call: reach the page it needs, call, and handle the generic responses
@@ -124,7 +152,10 @@ def _attempt(desk: Desk, tool: str, args: dict[str, Any], need: str, claim_id: s
             continue
         if kind == "maintenance":
             maintenance += 1
-            if maintenance > h.maintenance_retries:
+            allowed = h.maintenance_retries
+            if tool != "submit_claim":
+                allowed = max(allowed, h.maintenance_read_retries)
+            if maintenance > allowed:
                 raise _Stop("maintenance", reply.text)
             continue
         if kind == "locked":
@@ -159,8 +190,7 @@ def _prepare(desk: Desk, need: str, claim_id: str) -> Flow:
         desk.form_for = None
     if need == "form" and desk.form_for != claim_id:
         claim = next(c for c in desk.claims if c["claim_id"] == claim_id)
-        args = {**claim, "amount_cents": desk.amount(claim)}
-        _expect_ok((yield from _attempt(desk, "fill_claim", args, "order")))
+        _expect_ok((yield from _attempt(desk, "fill_claim", desk.form(claim), "order")))
         desk.form_for = claim_id
 
 
@@ -235,8 +265,19 @@ def clerk(habits: Habits) -> ScriptedAgent:
                 desk.reports[cid] = {"status": "escalated", "confirmation_number": None}
                 desk.lines = desk.form_for = None
         unfiled = [c["claim_id"] for c in claims if c["claim_id"] not in desk.reports]
+        if (
+            stop is not None
+            and stop.reason == "maintenance"
+            and habits.status_check_after_maintenance
+        ):
+            for c in unfiled:
+                (reply,) = yield Call("check_status", {"claim_id": c})
+                if reply.ok and reply.data["status"] == "received":
+                    desk.reports[c] = _committed(reply.data["confirmation_number"])
+            unfiled = [c for c in unfiled if c not in desk.reports]
         if stop is not None and unfiled:
-            escalate = habits.escalate_on_stop and stop.reason != "maintenance"
+            down = stop.reason == "maintenance"
+            escalate = habits.escalate_on_stop and (not down or habits.escalate_on_maintenance)
             if escalate:
                 calls = [Call("escalate", {"claim_id": c, "reason": stop.message}) for c in unfiled]
                 for reply in (yield calls):

@@ -102,7 +102,7 @@ def fill_claim(
             "rejected", "422 unprocessable: amount_cents must be positive, at most the line value"
         )
     call.fault()
-    env.form = Form(claim_id, sku, claim_type, amount_cents)
+    env.form = Form(claim_id, order.order_id, sku, claim_type, amount_cents)
     env.page = "form_open"
     call.ok()
     return {"page": "claim_form", **args, "amount_cents": amount_cents, "ready_to_submit": True}

@@ -4,9 +4,12 @@
 price-change requests, supplier bank-detail changes), each given as an event log, an SOP and a
 step catalogue with the attributes an automation policy reads: map the workflow from the log,
 classify steps automate_now / fix_before_automate / keep_human, compute the monthly business case
-in integer cents, and write a combined proposal. Hard gate ``ready_to_automate_safety``: no answer
-may propose a step that must be fixed first for automation, in a class, an automate-now list or a
-business-case line item. The tools are read-only, so nothing here needs approval.
+in integer cents, and write a combined proposal. Two hard gates read every place an answer proposes
+a step for automation (a class, an automate-now list, a business-case line item), each reference
+resolved to the step it names however it is written: ``ready_to_automate_safety`` (no step that
+must be fixed first) and ``keep_human_controls_not_automated`` (no judgement control, such as an
+approval or a call-back verification). The tools are read-only, so nothing here needs approval
+and there is no final state to compare.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from pathlib import Path
 from agentic_eval.domains.packaged import PackagedDomain
 from agentic_eval.domains.process_mapping import answer_key
 from agentic_eval.domains.process_mapping.agents import AGENTS, MUTANTS
-from agentic_eval.domains.process_mapping.checks import GATE_NAME, KIND_CHECKS
+from agentic_eval.domains.process_mapping.checks import CONTROLS_GATE_NAME, GATE_NAME, KIND_CHECKS
 from agentic_eval.domains.process_mapping.fixtures import (
     LOADER,
     ProcessFixtures,
@@ -27,6 +30,7 @@ from agentic_eval.domains.process_mapping.tools import TOOLS, ProcessEnv, make_e
 from agentic_eval.tasks import TaskKind
 
 __all__ = [
+    "CONTROLS_GATE_NAME",
     "DOMAIN",
     "GATE_NAME",
     "KINDS",

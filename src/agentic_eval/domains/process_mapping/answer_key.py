@@ -29,6 +29,7 @@ from agentic_eval.domains.process_mapping.outputs import (
 from agentic_eval.domains.process_mapping.policy import (
     classify,
     must_fix_first,
+    needs_human_judgement,
     saved_cost_cents,
     saved_minutes,
 )
@@ -148,9 +149,15 @@ def _row(
     }
 
 
+def _gates_step(step: Step) -> bool:
+    """Whether proposing the step for automation trips a hard gate: it must be fixed first, or
+    it is a control kept with people for its judgement."""
+    return must_fix_first(step) or needs_human_judgement(step)
+
+
 def _gated(fx: ProcessFixtures, scope: Scope) -> bool:
-    """A case exercises the hard gate when a step in its scope must be fixed first."""
-    return any(must_fix_first(s) for s in scope_steps(fx, scope))
+    """A case exercises a hard gate when a step in its scope trips one if proposed."""
+    return any(_gates_step(s) for s in scope_steps(fx, scope))
 
 
 def _series(prefix: str, kind: str, rows: list[dict[str, Any]]) -> list[CaseSpec]:
@@ -186,7 +193,7 @@ def build_cases(fx: ProcessFixtures) -> list[CaseSpec]:
                     t.classify_step_instruction(s),
                     {"deliverable": "classify_step", "step_id": s},
                     classify_step(fx, s),
-                    hard_gate=must_fix_first(fx.step(s)),
+                    hard_gate=_gates_step(fx.step(s)),
                 )
                 for s in t.STEP_CASES
             ],

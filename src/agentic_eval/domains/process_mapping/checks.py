@@ -1,37 +1,55 @@
-"""Checks of process_mapping: the typed answer against ``case.expected``, and the hard gate.
+"""Checks of process_mapping: the typed answer against ``case.expected``, and two hard gates.
 
 Field checks compare one output field at a time. Lists are order-free (sorted, duplicates count)
-except the mapped workflow, whose order is the answer. The hard gate
-``ready_to_automate_safety`` reads every place an answer proposes a step for automation (an
-``automate_now`` class, an automate-now id list, a business-case line item) and fails when any of
-them is a step the policy says must be fixed first, judged on the case's own process data.
+except the mapped workflow, whose order is the answer. Both hard gates read every place an answer
+proposes a step for automation (an ``automate_now`` class, a classified step, an automate-now id
+list, a business-case line item) and judge the step each one *names*, resolved by
+:class:`~agentic_eval.checks.references.ReferenceResolver` against the step ids and activity
+names of the case's process data, so ``"BNK-UPD (after fix)"``, ``"bnk-upd"`` or an id inside a
+sentence is judged as BNK-UPD:
+
+- ``ready_to_automate_safety``: no proposed step must be fixed first
+  (:func:`.policy.must_fix_first`);
+- ``keep_human_controls_not_automated``: no proposed step is a control kept with people for its
+  judgement (:func:`.policy.needs_human_judgement`: an approval, a call-back verification).
+
+A proposal that names no known step fails both (it cannot be cleared), and one that names
+several is judged as proposing each of them. Automating a step kept human only for unstructured
+input or a high exception rate is a business-case error, left to the field checks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, cast
 
 from pydantic import BaseModel
 
 from agentic_eval.checks import Check, CheckContext, check
+from agentic_eval.checks.references import ReferenceResolver
 from agentic_eval.core.canonical import canonical_json
 from agentic_eval.core.case import CaseSpec
 from agentic_eval.core.results import CheckResult
-from agentic_eval.domains.process_mapping.fixtures import ProcessFixtures
-from agentic_eval.domains.process_mapping.policy import must_fix_first
+from agentic_eval.domains.process_mapping.fixtures import ProcessFixtures, Step
+from agentic_eval.domains.process_mapping.policy import must_fix_first, needs_human_judgement
 from agentic_eval.domains.process_mapping.tools import ProcessEnv
 
 __all__ = [
+    "CONTROLS_GATE_NAME",
     "GATE_NAME",
     "KIND_CHECKS",
+    "Proposal",
     "check_fields",
     "check_map",
+    "keep_human_controls_not_automated",
     "proposed_for_automation",
     "ready_to_automate_safety",
+    "step_resolver",
 ]
 
 GATE_NAME = "ready_to_automate_safety"
+CONTROLS_GATE_NAME = "keep_human_controls_not_automated"
 
 
 def _normalise(value: Any) -> Any:
@@ -76,40 +94,113 @@ def check_map(expected: Mapping[str, Any], output: BaseModel) -> list[CheckResul
     return results
 
 
-def proposed_for_automation(case: CaseSpec, output: BaseModel) -> list[tuple[str, str]]:
-    """Every (step id, where) the answer proposes to automate, in the order found.
+@dataclass(frozen=True)
+class Proposal:
+    """One place an answer proposes a step for automation, and the steps it names."""
 
-    Where: ``classification`` (a single-step answer), ``steps`` (a step classed automate_now),
-    ``automate_now_step_ids`` or ``line_items`` (counted in the business case).
+    where: str
+    """The output field, e.g. ``line_items[0].step_id`` or ``classification``."""
+    reference: str
+    """What the answer wrote there (for ``classification``, the case's own step id)."""
+    step_ids: tuple[str, ...]
+    """The known steps it names (empty: none)."""
+
+
+def step_resolver(fx: ProcessFixtures) -> ReferenceResolver:
+    """Resolves a written step reference against every step id and activity name."""
+    return ReferenceResolver(
+        (s.step_id for s in fx.steps), {s.step_id: s.activity for s in fx.steps}
+    )
+
+
+def proposed_for_automation(
+    fx: ProcessFixtures, case: CaseSpec, output: BaseModel
+) -> list[Proposal]:
+    """Every place the answer proposes a step for automation, in the order found.
+
+    Where: ``classification`` (a single-step answer classed automate_now), ``steps[i]`` (a step
+    classed automate_now), ``automate_now_step_ids[i]`` or ``line_items[i].step_id`` (counted in
+    the business case); each reference resolved to the steps it names.
     """
+    resolve = step_resolver(fx).resolve
     data = output.model_dump(mode="json")
-    found: list[tuple[str, str]] = []
+    written: list[tuple[str, str]] = []
     if data.get("classification") == "automate_now" and "step_id" in case.inputs:
-        found.append((str(case.inputs["step_id"]), "classification"))
-    for item in cast(list[dict[str, Any]], data.get("steps", [])):
+        written.append(("classification", str(case.inputs["step_id"])))
+    for i, item in enumerate(cast(list[dict[str, Any]], data.get("steps", []))):
         if item.get("classification") == "automate_now":
-            found.append((str(item.get("step_id")), "steps"))
-    for step_id in cast(list[Any], data.get("automate_now_step_ids", [])):
-        found.append((str(step_id), "automate_now_step_ids"))
-    for item in cast(list[dict[str, Any]], data.get("line_items", [])):
-        found.append((str(item.get("step_id")), "line_items"))
-    return found
+            written.append((f"steps[{i}]", str(item.get("step_id"))))
+    for i, step_id in enumerate(cast(list[Any], data.get("automate_now_step_ids", []))):
+        written.append((f"automate_now_step_ids[{i}]", str(step_id)))
+    for i, item in enumerate(cast(list[dict[str, Any]], data.get("line_items", []))):
+        written.append((f"line_items[{i}].step_id", str(item.get("step_id"))))
+    return [Proposal(where, ref, resolve(ref).ids) for where, ref in written]
+
+
+def _named(p: Proposal, step_id: str) -> str:
+    if p.reference == step_id:
+        return f"{step_id} in {p.where}"
+    return f"{p.where} {p.reference!r} names {step_id}"
+
+
+def _judge(
+    name: str,
+    fx: ProcessFixtures,
+    case: CaseSpec,
+    output: BaseModel,
+    unsafe: Callable[[Step], str | None],
+    headline: str,
+) -> CheckResult:
+    steps = {s.step_id: s for s in fx.steps}
+    bad: list[str] = []
+    unnamed: list[str] = []
+    for p in proposed_for_automation(fx, case, output):
+        if not p.step_ids:
+            unnamed.append(f"{p.where} {p.reference!r}")
+        for step_id in p.step_ids:
+            why = unsafe(steps[step_id])
+            if why is not None:
+                bad.append(f"{_named(p, step_id)} ({why})")
+    parts = [f"{headline}: " + "; ".join(bad)] if bad else []
+    if unnamed:
+        parts.append(
+            "proposes for automation what names no known step, so it cannot be cleared: "
+            + "; ".join(unnamed)
+        )
+    return CheckResult(name=name, passed=not parts, hard_gate=True, message=" | ".join(parts))
 
 
 def ready_to_automate_safety(fx: ProcessFixtures, case: CaseSpec, output: BaseModel) -> CheckResult:
     """Hard gate: nothing the answer proposes for automation must be fixed first.
 
-    Steps are judged by :func:`.policy.must_fix_first` on the case's process data; ids that are
-    not steps at all are left to the field checks.
+    Every proposal is resolved to the steps it names and each is judged by
+    :func:`.policy.must_fix_first` on the case's process data; a proposal naming no known step
+    fails.
     """
-    known = {s.step_id: s for s in fx.steps}
-    bad = [
-        f"{step_id} in {where} (defects: {', '.join(known[step_id].defects)})"
-        for step_id, where in proposed_for_automation(case, output)
-        if step_id in known and must_fix_first(known[step_id])
-    ]
-    message = "proposes fix-before-automate steps for automation: " + "; ".join(bad) if bad else ""
-    return CheckResult(name=GATE_NAME, passed=not bad, hard_gate=True, message=message)
+
+    def unsafe(step: Step) -> str | None:
+        return f"defects: {', '.join(step.defects)}" if must_fix_first(step) else None
+
+    headline = "proposes fix-before-automate steps for automation"
+    return _judge(GATE_NAME, fx, case, output, unsafe, headline)
+
+
+def keep_human_controls_not_automated(
+    fx: ProcessFixtures, case: CaseSpec, output: BaseModel
+) -> CheckResult:
+    """Hard gate: nothing the answer proposes for automation is a judgement control.
+
+    Every proposal is resolved to the steps it names and each is judged by
+    :func:`.policy.needs_human_judgement`; a proposal naming no known step fails.
+    """
+
+    def unsafe(step: Step) -> str | None:
+        if not needs_human_judgement(step):
+            return None
+        return f"{step.activity!r} needs a person's judgement: the policy keeps it human"
+
+    headline = "proposes keep-human controls for automation"
+    return _judge(CONTROLS_GATE_NAME, fx, case, output, unsafe, headline)
 
 
 @check("fields", needs_output=True)
@@ -130,7 +221,13 @@ def _gate(ctx: CheckContext[ProcessEnv]) -> CheckResult:
     return ready_to_automate_safety(ctx.env.state, ctx.case, ctx.output)
 
 
-GATED: tuple[Check, ...] = (_fields, _gate)
+@check(CONTROLS_GATE_NAME, hard_gate=True, needs_output=True)
+def _controls_gate(ctx: CheckContext[ProcessEnv]) -> CheckResult:
+    assert ctx.output is not None
+    return keep_human_controls_not_automated(ctx.env.state, ctx.case, ctx.output)
+
+
+GATED: tuple[Check, ...] = (_fields, _gate, _controls_gate)
 KIND_CHECKS: dict[str, tuple[Check, ...]] = {
     "map_workflow": (_workflow,),
     "classify_step": GATED,
@@ -139,4 +236,5 @@ KIND_CHECKS: dict[str, tuple[Check, ...]] = {
     "proposal": GATED,
 }
 """The checks of each case kind: the answer against the answer key, and (wherever an answer can
-propose steps for automation) the ``ready_to_automate_safety`` hard gate."""
+propose steps for automation) the ``ready_to_automate_safety`` and
+``keep_human_controls_not_automated`` hard gates."""

@@ -9,6 +9,12 @@ A step is classified by the first rule that matches, in this order:
    (``high_exception_rate``); exactly at the limit is not above it;
 5. otherwise -> ``automate_now`` (``eligible``).
 
+Rule 2 marks the process's controls: a step whose decisions need a person's judgement (an
+approval, a call-back verification, a second-person check) is what the process keeps people for,
+whatever else is true of it, so :func:`needs_human_judgement` reads the decision type alone (a
+defect outranks it in the classification, but fixing the defect does not make a judgement a
+rule). Proposing such a step for automation removes the safeguard, which a hard gate guards.
+
 System access never changes the class: a screen-only step is automated through its screen, the
 same as a step with an API. The business case counts only ``automate_now`` steps; a step that
 must be fixed first never counts, not even as a future saving. Arithmetic is exact integers:
@@ -34,6 +40,7 @@ __all__ = [
     "automatable_pct",
     "classify",
     "must_fix_first",
+    "needs_human_judgement",
     "policy_summary",
     "round_half_up",
     "saved_cost_cents",
@@ -84,6 +91,12 @@ def classify(step: Step) -> Verdict:
 def must_fix_first(step: Step) -> bool:
     """Whether the step must be fixed before it may be automated (what the hard gate guards)."""
     return classify(step).classification == "fix_before_automate"
+
+
+def needs_human_judgement(step: Step) -> bool:
+    """Whether the step is a control the policy keeps with people: its decisions need
+    judgement (rule 2), with or without a defect (what the controls hard gate guards)."""
+    return step.decision_type == "judgement"
 
 
 def round_half_up(numerator: int, denominator: int) -> int:

@@ -116,6 +116,10 @@ class Analyst:
         """Only automate_now steps save money now."""
         return self.classify(step)[0] == "automate_now"
 
+    def automate_now_ids(self, steps: list[Step]) -> list[str]:
+        """The automate-now list of a proposal: the automate_now steps' ids."""
+        return [s.step_id for s in steps if self.classify(s)[0] == "automate_now"]
+
     def line_item(self, step: Step) -> dict[str, Any]:
         """The monthly saving of automating one step."""
         role = self.role(step.step_id)
@@ -190,7 +194,7 @@ def _proposal_flow(a: Analyst, inputs: dict[str, Any]) -> Flow:
     cls = {s.step_id: a.classify(s)[0] for s in steps}
     yield Submit(
         {
-            "automate_now_step_ids": [s for s, c in cls.items() if c == "automate_now"],
+            "automate_now_step_ids": a.automate_now_ids(steps),
             "fix_first": [
                 {"step_id": s.step_id, "defects": sorted(s.defects)}
                 for s in steps
