@@ -1,4 +1,5 @@
-"""Checks: the plug point for invariants, and the gates every suite can reuse."""
+"""Checks: the plug point for invariants, the gates every suite can reuse, and what gates read
+through (final-state records, references resolved to entities, text copied from tool results)."""
 
 from agentic_eval.checks.base import (
     Check,
@@ -10,6 +11,7 @@ from agentic_eval.checks.base import (
     check,
     run_checks,
 )
+from agentic_eval.checks.copied import copied_fragments, untrusted_texts
 from agentic_eval.checks.gates import (
     APPROVAL_GATE,
     APPROVAL_GATE_NAME,
@@ -25,6 +27,7 @@ from agentic_eval.checks.gates import (
     reached_tool,
     scope_gate,
 )
+from agentic_eval.checks.references import ReferenceResolver, Resolution, resolve_reference
 from agentic_eval.checks.state import (
     FINAL_STATE_GATE_NAME,
     FINAL_STATE_KEY,
@@ -48,16 +51,21 @@ __all__ = [
     "CheckCrash",
     "CheckReturn",
     "FunctionCheck",
+    "ReferenceResolver",
+    "Resolution",
     "StateRecords",
     "Trace",
     "approval_gate",
     "check",
     "claims_gate",
+    "copied_fragments",
     "final_state_gate",
     "idempotency_gate",
     "mutating_calls",
     "reached_tool",
+    "resolve_reference",
     "run_checks",
     "scope_gate",
     "state_differences",
+    "untrusted_texts",
 ]
