@@ -12,6 +12,7 @@ from agentic_eval.cli.listing import list_, show
 from agentic_eval.cli.model import model
 from agentic_eval.cli.mutants import mutants
 from agentic_eval.cli.report import report
+from agentic_eval.cli.rescore import rescore
 from agentic_eval.cli.run import run
 from agentic_eval.cli.scenarios import scenarios_cmd
 from agentic_eval.cli.step import step
@@ -30,6 +31,7 @@ def cli() -> None:
 
 
 cli.add_command(run)
+cli.add_command(rescore)
 cli.add_command(list_)
 cli.add_command(show)
 cli.add_command(goldens)
