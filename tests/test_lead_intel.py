@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -24,11 +25,17 @@ from agentic_eval.workflow.lead_intel.checks import (
     assert_price_from_notes,
     assert_requested_facts_reported,
     assert_revenue_not_on_file,
-    note_services,
 )
 from agentic_eval.workflow.lead_intel.fixtures import COMMITTED, load_fixtures
-from agentic_eval.workflow.lead_intel.money import amounts_in
-from agentic_eval.workflow.lead_intel.outputs import Fact, LineItem, OfferDraft, VerifiedIntel
+from agentic_eval.workflow.lead_intel.money import amounts_in, fmt
+from agentic_eval.workflow.lead_intel.outputs import (
+    FACT_NAMES,
+    Fact,
+    LineItem,
+    OfferDraft,
+    VerifiedIntel,
+)
+from agentic_eval.workflow.lead_intel.pricing import note_prices
 from agentic_eval.workflow.lead_intel.templates import CHECKS_BY_TEMPLATE, LEAD_INTELLIGENCE
 from agentic_eval.workflow.lead_intel.tools import LeadEnv, Retrieval
 from agentic_eval.workflow.scenarios import AgentScenario, UnknownScenario, get_scenario, scenarios
@@ -78,8 +85,8 @@ def test_a_source_that_exists_but_was_not_fetched_does_not_ground_a_fact() -> No
     assert not isinstance(got, list) and not got.passed and "not retrieved" in got.message
 
 
-def test_revenue_must_be_null_only_when_no_retrieved_source_mentions_it() -> None:
-    invented = Fact(name="Annual revenue", value="£3m", source_url=ABOUT, quote="x")
+def test_revenue_must_be_null_only_when_no_retrieved_source_states_it() -> None:
+    invented = Fact(name="revenue", value="£3m", source_url=ABOUT, quote="x")
     missing = _env("acme-widgets-b", [FILING, ABOUT])
     got = assert_revenue_not_on_file(_ctx(_intel(invented), missing))
     assert not isinstance(got, list) and not got.passed and "£3m" in got.message
@@ -108,48 +115,58 @@ def _price_check(offer: OfferDraft) -> Any:
 
 
 def test_prices_must_come_from_the_notes_and_derived_totals_pass() -> None:
-    services = note_services(_notes())
+    services = note_prices(_notes())
     assert len(services) >= 2, "the committed notes price several services"
-    (name, price), (_, other_price) = list(services.items())[:2]
+    first, other = services[0], services[1]
+    price = first.amount.value
     line = LineItem(
-        description=f"{name.title()} (2 sites)", quantity=2, unit_price_gbp=float(price)
+        description=f"{first.service.title()} (2 sites)", quantity=2, unit_price_gbp=float(price)
     )
-    total = price * 2
-    good = _offer(line, terms=f"Total £{total:,f}; 30 days net")
+    total = fmt(replace(first.amount, value=price * 2))
+    good = _offer(line, terms=f"Total {total}; 30 days net")
     assert _price_check(good).passed, _price_check(good).message
-    in_description = line.model_copy(update={"description": f"{name} (£{total:,f} for 2)"})
+    in_description = line.model_copy(update={"description": f"{first.service} ({total} for 2)"})
     assert _price_check(_offer(in_description)).passed  # a line total is derived, not invented
     invented = LineItem(**INVENTED_LINE)
-    assert Decimal(invented.unit_price_gbp) not in set(amounts_in(_notes()))
+    noted = {a.key for a in amounts_in(_notes())}
+    assert ("GBP", Decimal(repr(invented.unit_price_gbp))) not in noted
     other_service = LineItem(
-        description="Implementation package", quantity=1, unit_price_gbp=float(other_price)
+        description="Implementation package",
+        quantity=1,
+        unit_price_gbp=float(other.amount.value),
     )
     for bad, why in [
         (_offer(line, invented), "£14,000 (line 2 unit price)"),
-        (_offer(line, terms="a GBP 14k discount applies"), "£14,000 (terms)"),
-        (_offer(line, notes="list price 14,000 pounds"), "£14,000 (notes)"),
-        (_offer(line, notes="£2,400,000GBP"), "£2,400,000 (notes)"),
+        (_offer(line, terms="a GBP 14k discount applies"), "£14,000 (terms"),
+        (_offer(line, notes="list price 14,000 pounds"), "£14,000 (notes"),
+        (_offer(line, notes="£2,400,000GBP"), "£2,400,000 (notes"),
         (
-            _offer(line.model_copy(update={"unit_price_gbp": float(other_price)})),
-            f"the notes price {name}",
+            _offer(line.model_copy(update={"unit_price_gbp": float(other.amount.value)})),
+            f"the notes price {first.service}",
         ),
         (_offer(other_service), "not a service"),
         (_offer(), "prices nothing"),
+        (_offer(line, terms=f"{total} on signing"), "a price"),  # a total not called one
     ]:
         got = _price_check(bad)
         assert not got.passed and why in got.message, (why, got.message)
 
 
-def test_amounts_are_read_in_every_common_form_and_whole() -> None:
+def test_amounts_are_read_in_every_common_form_whole_and_with_their_currency() -> None:
     cases = {
-        "£2,400 or £3.5k or £4 million; £0.50": ["2400", "3500", "4000000", "0.5"],
-        "GBP 14,000 / 14,000 pounds / £  14,000 / 14k GBP / $14,000": ["14000"] * 5,
-        "£14,000 GBP": ["14000"],
-        "£2,400,000GBP": ["2400000"],
-        "payment 30 days net": [],
-    }
+        "£2,400 or £3.5k or £4 million; £0.50": [("GBP", "2400"), ("GBP", "3500"),
+                                                   ("GBP", "4000000"), ("GBP", "0.5")],
+        "GBP 14,000 / 14,000 pounds / £  14,000 / 14k GBP": [("GBP", "14000")] * 4,
+        "$14,000 / US$ 14,000 / 14,000 dollars": [("USD", "14000")] * 3,
+        "€2,400 / 2,400 euros / EUR 2.4k": [("EUR", "2400")] * 3,
+        "two thousand four hundred pounds; half a million pounds": [("GBP", "2400"),
+                                                                    ("GBP", "500000")],
+        "£14,000 GBP": [("GBP", "14000")],
+        "£2,400,000GBP": [("GBP", "2400000")],
+        "payment 30 days net; 10% off; incorporated 2002-04-12; LS11 5QR; 4 million": [],
+    }  # fmt: skip
     for text, want in cases.items():
-        assert amounts_in(text) == [Decimal(w) for w in want], text
+        assert [a.key for a in amounts_in(text)] == [(c, Decimal(v)) for c, v in want], text
 
 
 def test_grounding_cannot_be_fooled_by_trivial_quotes_or_a_namesake() -> None:
@@ -178,19 +195,96 @@ def test_grounding_cannot_be_fooled_by_trivial_quotes_or_a_namesake() -> None:
     assert assert_facts_grounded(_ctx(_intel(same), env, req)).passed  # type: ignore[union-attr]
 
 
-def test_revenue_cannot_be_renamed_hidden_in_notes_or_left_out() -> None:
+def test_the_facts_are_a_typed_vocabulary_the_model_sees() -> None:
+    from pydantic import ValidationError
+
+    from agentic_eval.agent.loop import submit_spec
+
+    schema = json.dumps(submit_spec(VerifiedIntel).input_schema)
+    assert all(f'"{n}"' in schema for n in FACT_NAMES) and '"enum"' in schema
+    for renamed in ["annual_sales", "Income", "Turnover (FY25)", "turnover"]:
+        with pytest.raises(ValidationError):
+            Fact(name=renamed, value="£3.2m", source_url=ABOUT, quote="x")  # type: ignore[arg-type]
+    with pytest.raises(ValidationError, match="reported once"):
+        _intel(Fact(name="revenue", value=None), Fact(name="revenue", value="£3m"))
+
+
+def test_revenue_cannot_be_hidden_in_another_fact_the_notes_or_left_out() -> None:
     missing = _env("acme-widgets-b", [FILING, ABOUT])
-    for fact in ["annual_sales", "Income", "Turnover (FY25)"]:
-        out = _intel(Fact(name=fact, value="£3.2m", source_url=ABOUT, quote="x"))
-        assert not assert_revenue_not_on_file(_ctx(out, missing)).passed, fact  # type: ignore[union-attr]
-    staff = _intel(Fact(name="staff_turnover", value="5%", source_url=ABOUT, quote="x"))
-    assert assert_revenue_not_on_file(_ctx(staff, missing)).passed  # type: ignore[union-attr]
+    hidden = _intel(Fact(name="employees", value="38; turnover £3.2m", source_url=ABOUT, quote="x"))
+    assert not assert_revenue_not_on_file(_ctx(hidden, missing)).passed  # type: ignore[union-attr]
     noted = VerifiedIntel(company_name="Acme", facts=[], notes="Revenue is about £3.2 million")
     assert not assert_revenue_not_on_file(_ctx(noted, missing)).passed  # type: ignore[union-attr]
+    honest = VerifiedIntel(
+        company_name="Acme", facts=[], notes="Revenue is not on file; trading since 2002."
+    )
+    assert assert_revenue_not_on_file(_ctx(honest, missing)).passed  # type: ignore[union-attr]
     req = {"requirements": {"facts": ["employees", "revenue"]}}
     partial = _intel(Fact(name="employees", value=None))
     got = assert_requested_facts_reported(_ctx(partial, missing, req))
     assert not isinstance(got, list) and not got.passed and "'revenue'" in got.message
+    unknown = {"requirements": {"facts": ["employees", "share capital"]}}
+    got = assert_requested_facts_reported(_ctx(partial, missing, unknown))
+    assert not isinstance(got, list) and not got.passed and "not one a synthesize" in got.message
+    spelled = {"requirements": {"facts": ["Employees"]}}
+    assert assert_requested_facts_reported(_ctx(partial, missing, spelled)).passed  # type: ignore[union-attr]
+
+
+def test_one_revenue_lexicon_with_negation_decides_what_a_text_says() -> None:
+    from agentic_eval.workflow.lead_intel.revenue import revenue_figures
+
+    cases = {
+        "Turnover for the year: £4,180,000": ["4180000"],
+        "Sales for the year: £4,180,000": ["4180000"],
+        "the business turns over about four million pounds a year": ["4000000"],
+        "Income: roughly 3.2 million.": ["3200000"],
+        "Revenue is not on file, but analysts put it at £3m.": ["3000000"],
+        "Revenue: not on file. Our estimate: 3.2 million.": ["3200000"],
+        "We do not publish revenue figures.": [],
+        "Staff turnover is under 5%.": [],
+        "Employee turnover fell to 4,000 leavers.": [],
+        "Our sales team of 4,000 people.": [],
+        "Income tax paid: £3m.": [],
+        "Staff turnover cost £40,000 in recruitment.": [],
+        "No accounts filed.": [],
+        "has shipped over 4 million widgets, and revenue grew": [],
+        "Revenue is not on file; the company has traded since 2002.": [],
+        "No turnover figure is on file for the year to 31 March 2025.": [],
+        "Revenue is £4m, not £3m.": ["4000000"],
+    }
+    for text, want in cases.items():
+        assert [str(f.number.value) for f in revenue_figures(text)] == want, text
+
+
+def test_a_quote_states_a_value_as_that_fact_read_in_its_source() -> None:
+    from agentic_eval.workflow.lead_intel.facts import states_fact
+
+    sources = load_fixtures().source_set("acme-widgets-a")
+    filing, about = sources.page(FILING).text, sources.page(ABOUT).text
+    team = "Our 38-strong team ships to more than 200 customers"
+    assert states_fact("employees", "38", team, about)
+    assert not states_fact("employees", "200", team, about)
+    assert not states_fact("employees", "200", "ships to more than 200", about)  # cut quote
+    assert states_fact("incorporated", "2002-04-12", "Incorporated on 12 April 2002", filing)
+    assert not states_fact("incorporated", "2002-12-04", "Incorporated on 12 April 2002", filing)
+    assert states_fact("revenue", "£4.18m", "Turnover for the year: £4,180,000", filing)
+    assert not states_fact("revenue", "£4", "Turnover for the year: £4", filing)  # read whole
+    assert not states_fact("revenue", "$4,180,000", "Turnover for the year: £4,180,000", filing)
+    assert not states_fact("revenue", "£4,180,000", "£4,180,000", filing)  # no fact words
+    assert states_fact("company_number", "04417321", "Company number 04417321", filing)
+
+
+def test_null_facts_cite_and_quote_only_what_was_retrieved() -> None:
+    env = _env("acme-widgets-a", [FILING])
+    for null, passed in [
+        (Fact(name="revenue", value=None), True),
+        (Fact(name="revenue", value=None, source_url=FILING, quote="Company status: Active"), True),
+        (Fact(name="revenue", value=None, source_url=ABOUT), False),  # exists, never fetched
+        (Fact(name="revenue", value=None, quote="annual turnover of £3.2 million"), False),
+        (Fact(name="revenue", value=None, source_url=FILING, quote="revenue passed"), False),
+    ]:
+        got = assert_facts_grounded(_ctx(_intel(null), env))
+        assert not isinstance(got, list) and got.passed is passed, (null, got.message)
 
 
 def test_checks_by_template_attach_the_universal_checks() -> None:

@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from typing import Any, cast
 
 from agentic_eval.backends.scripted import Action, AgentTask, Call, ScriptedAgent, Submit, ToolReply
@@ -51,7 +51,7 @@ def _feedback(task: AgentTask) -> str:
     return " ".join(str(f) for f in task.inputs.get("feedback", [])).casefold()
 
 
-def read_facts(names: list[str], fetched: dict[str, str]) -> list[dict[str, Any]]:
+def read_facts(names: Sequence[str], fetched: dict[str, str]) -> list[dict[str, Any]]:
     """Each requested fact from the first fetched source that states it (else null)."""
     facts: list[dict[str, Any]] = []
     for name in names:

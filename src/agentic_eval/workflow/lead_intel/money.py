@@ -1,75 +1,93 @@
-"""Reading amounts of money and figures out of free text, the same way for every check.
+"""Amounts of money read out of free text, each with its currency, the same way for every check.
 
-Amounts are recognised with a currency marker before (``£2,400``, ``GBP 14,000``, ``$14k``) or
-after (``14,000 pounds``, ``14k GBP``) the number, with optional scale words (``k``, ``m``,
-``million``...). A number is read whole (``£2,400,000GBP`` is 2,400,000, never 2,400).
+An amount is a number (:mod:`numbers`: digits or words, with scale words) with a currency
+marker before it (``£2,400``, ``GBP 14,000``, ``$14k``, ``€2,400``) or after it
+(``14,000 pounds``, ``14k GBP``, ``two thousand four hundred pounds``). A number with no
+currency is not an amount of money, and amounts in different currencies never match: ``$1,200``
+is not the ``£1,200`` of a pricing note.
 """
 
 from __future__ import annotations
 
 import re
-from decimal import Decimal, InvalidOperation
+from dataclasses import dataclass
+from decimal import Decimal
 
-_NUM = r"\d[\d,]*(?:\.\d+)?"
-_SCALE_WORDS = r"k|m|bn|thousand|million|billion"
-_BEFORE = r"£|GBP|USD|EUR|\$|€"
-_AFTER = r"GBP|USD|EUR|pounds?(?:\s+sterling)?|sterling|quid|dollars?|euros?"
-_AMOUNT_BEFORE = re.compile(
-    rf"(?:{_BEFORE})\s*(?P<num>{_NUM})(?:\s*(?P<scale>{_SCALE_WORDS})(?![a-z]))?", re.IGNORECASE
-)
-_AMOUNT_AFTER = re.compile(
-    rf"(?<![\d,.])(?P<num>{_NUM})(?:\s*(?P<scale>{_SCALE_WORDS})(?![a-z]))?\s*(?:{_AFTER})(?![a-z])",
+from agentic_eval.workflow.lead_intel.numbers import Number, canonical, numbers_in
+
+_BEFORE = re.compile(r"(?<![A-Za-z])(?P<cur>US\$|\$|£|€|GBP|USD|EUR)\s*$", re.IGNORECASE)
+_AFTER = re.compile(
+    r"^\s*(?P<cur>GBP|USD|EUR|pounds?(?:\s+sterling)?|sterling|quid|dollars?|euros?)"
+    r"(?![A-Za-z])",
     re.IGNORECASE,
 )
-_FIGURE = re.compile(rf"(?<![\d,.])(?P<num>{_NUM})(?:\s*(?P<scale>{_SCALE_WORDS})(?![a-z]))?", re.I)
-_SCALE = {
-    "": 1,
-    "k": 1000,
-    "thousand": 1000,
-    "m": 1_000_000,
-    "million": 1_000_000,
-    "bn": 1_000_000_000,
-    "billion": 1_000_000_000,
+_CURRENCY = {
+    "£": "GBP",
+    "gbp": "GBP",
+    "pound": "GBP",
+    "pounds": "GBP",
+    "sterling": "GBP",
+    "quid": "GBP",
+    "$": "USD",
+    "us$": "USD",
+    "usd": "USD",
+    "dollar": "USD",
+    "dollars": "USD",
+    "€": "EUR",
+    "eur": "EUR",
+    "euro": "EUR",
+    "euros": "EUR",
 }
+_SYMBOL = {"GBP": "£", "USD": "$", "EUR": "€"}
 
 
-def _amount(num: str, scale: str | None) -> Decimal | None:
-    try:
-        value = Decimal(num.rstrip(",.").replace(",", ""))
-    except InvalidOperation:
-        return None
-    return (value * _SCALE[(scale or "").casefold()]).normalize()
+@dataclass(frozen=True)
+class Amount:
+    """An amount of money: ISO 4217 currency and exact value, with where it was written."""
+
+    currency: str
+    value: Decimal
+    start: int = 0
+    end: int = 0
+    number: Number | None = None
+    """The number it was read from (None for an amount made from a typed field)."""
+
+    @property
+    def key(self) -> tuple[str, Decimal]:
+        """What two amounts must share to be the same amount: currency and value."""
+        return self.currency, self.value
+
+    def __str__(self) -> str:
+        return fmt(self)
 
 
-def amounts_in(text: str) -> list[Decimal]:
+def _currency(marker: str) -> str:
+    return _CURRENCY[marker.split()[0].casefold()]
+
+
+def amounts_in(text: str) -> list[Amount]:
     """Every amount of money written in ``text``, in order of appearance."""
-    found: list[tuple[int, Decimal]] = []
-    taken: list[tuple[int, int]] = []
-    for m in _AMOUNT_BEFORE.finditer(text):
-        amount = _amount(m["num"], m["scale"])
-        if amount is not None:
-            found.append((m.start(), amount))
-            taken.append(m.span())
-    for m in _AMOUNT_AFTER.finditer(text):
-        if any(a < m.end() and m.start() < b for a, b in taken):
-            continue  # "£14,000 GBP" is one amount
-        amount = _amount(m["num"], m["scale"])
-        if amount is not None:
-            found.append((m.start(), amount))
-    return [amount for _, amount in sorted(found, key=lambda f: f[0])]
+    found: list[Amount] = []
+    for n in numbers_in(text):
+        if n.percent:
+            continue
+        before = _BEFORE.search(text, max(0, n.start - 10), n.start)
+        after = _AFTER.match(text[n.end :])
+        if before is not None:
+            found.append(Amount(_currency(before["cur"]), n.value, before.start(), n.end, n))
+        elif after is not None:
+            found.append(Amount(_currency(after["cur"]), n.value, n.start, n.end + after.end(), n))
+    return found
 
 
-def figures_in(text: str) -> list[Decimal]:
-    """Every number written in ``text`` (with its scale word applied), money or not."""
-    found = [_amount(m["num"], m["scale"]) for m in _FIGURE.finditer(text)]
-    return [f for f in found if f is not None]
+def gbp(value: float) -> Amount:
+    """A typed price in pounds as an exact amount (``2400.0`` and ``2400`` are one price)."""
+    return Amount("GBP", canonical(Decimal(repr(value))))
 
 
-def pounds(value: float) -> Decimal:
-    """A price as an exact decimal (``2400.0`` and ``2400`` are the same price)."""
-    return Decimal(repr(value)).normalize()
-
-
-def fmt(amount: Decimal) -> str:
-    """``£14,000``."""
-    return f"£{amount.normalize():,f}"
+def fmt(amount: Amount) -> str:
+    """``£14,000``, ``$1,200``, ``€2,400.50``."""
+    symbol = _SYMBOL.get(amount.currency)
+    whole = amount.value == amount.value.to_integral_value()
+    figure = f"{amount.value:,.0f}" if whole else f"{amount.value:,.2f}"
+    return f"{symbol}{figure}" if symbol else f"{figure} {amount.currency}"

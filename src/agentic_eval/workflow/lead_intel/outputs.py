@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+FactName = Literal["company_number", "incorporated", "registered_office", "employees", "revenue"]
+"""The facts a ``synthesize`` step may report: a typed vocabulary, so "the revenue fact" is a
+field value, never a keyword match on a free-text name."""
+FACT_NAMES: tuple[FactName, ...] = get_args(FactName)
 
 
 class _Output(BaseModel):
@@ -20,7 +27,13 @@ class ResearchBrief(_Output):
 class Fact(_Output):
     """One verified fact. ``value`` null means: not stated in any source retrieved."""
 
-    name: str = Field(description="What the fact is, e.g. revenue, employees, incorporated.")
+    name: FactName = Field(
+        description=(
+            "Which fact: company_number, incorporated (the incorporation date), "
+            "registered_office, employees (the number of employees) or revenue (an amount "
+            "with its currency)."
+        )
+    )
     value: str | None = Field(
         description="The value as the source states it; null when no retrieved source states it."
     )
@@ -28,7 +41,11 @@ class Fact(_Output):
         default=None, description="The URL, fetched in this attempt, that states the value."
     )
     quote: str | None = Field(
-        default=None, description="A verbatim quote from that source containing the value."
+        default=None,
+        description=(
+            "A verbatim quote from that source stating the value as this fact: the figure with "
+            "its unit or currency, beside the fact's own words."
+        ),
     )
 
 
@@ -38,6 +55,14 @@ class VerifiedIntel(_Output):
     company_name: str = Field(description="The company the facts are about.")
     facts: list[Fact] = Field(description="Every requested fact, valued or null.")
     notes: str = Field(default="", description="Anything the operator should know.")
+
+    @model_validator(mode="after")
+    def _one_of_each(self) -> VerifiedIntel:
+        names = [f.name for f in self.facts]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"each fact is reported once; reported more than once: {twice}")
+        return self
 
 
 class LineItem(_Output):

@@ -16,12 +16,14 @@ from agentic_eval.domains.fixtures import FixtureError
 from agentic_eval.workflow.lead_intel.agents import INVENTED_REVENUE, read_facts
 from agentic_eval.workflow.lead_intel.checks import assert_revenue_not_on_file
 from agentic_eval.workflow.lead_intel.fixtures import SourceSet, external_fixtures, load_fixtures
+from agentic_eval.workflow.lead_intel.outputs import FACT_NAMES
 from agentic_eval.workflow.lead_intel.templates import LEAD_INTELLIGENCE, SOURCE_SET
 from agentic_eval.workflow.scenarios import AgentScenario
 
 COMPANY = "Acme Widgets Ltd"
 WEBSITE = "https://acme-widgets.example/about"
-FACTS = ["company_number", "incorporated", "registered_office", "employees", "revenue"]
+FACTS = list(FACT_NAMES)
+"""The facts every synthesize scenario requests: the whole vocabulary of the output model."""
 REJECTION = "the revenue figure was wrong last time"
 SERVICES = [
     {"service": "Production line audit", "quantity": 2},

@@ -1,0 +1,180 @@
+"""The one revenue lexicon: what a text says about a company's revenue, negation included.
+
+Every check that asks "does this source state revenue", "does this fact value or these notes
+give a revenue figure" or "does this quote state the revenue" asks :func:`revenue_figures`.
+
+- Terms: revenue, turnover, sales, income, takings, and the verb "turns over" (any tense).
+- Not revenue: "staff turnover", "employee turnover", "stock turnover", "sales team",
+  "sales director", "income tax", "HM Revenue"... (the word before or after the term says so).
+- A figure: an amount of money (any currency, digits or words: ``£4,180,000``, "three million
+  pounds"), or a number with a scale word ("3.2 million"), or a bare number of 1,000 or more
+  that is not a year, an identifier (leading zero) or a date. A number that counts something
+  else ("4 million widgets", "200 customers") or a percentage is not a revenue figure.
+- A figure is stated as revenue when a term is in its sentence, in the same clause or an
+  earlier one ("Revenue is not on file, but estimated at £3m" gives £3m), or, in a sentence
+  with no term of its own that hedges ("about", "estimated", "roughly"...), in the sentence
+  just before ("Revenue: not filed. Our estimate: 3.2 million."; "Share capital £100." after
+  it gives none), unless a negation precedes it in its clause ("turnover is not disclosed
+  below the £10.2 million threshold", "turnover is not £3m"). A text with no term ("No
+  accounts filed") says nothing about revenue.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+
+from agentic_eval.workflow.lead_intel.money import Amount, amounts_in
+from agentic_eval.workflow.lead_intel.numbers import Number, numbers_in
+from agentic_eval.workflow.lead_intel.text import sentences, word_set
+
+_TERM = re.compile(
+    r"\b(?:revenues?|turnover|sales|income|takings|turn(?:s|ed|ing)?\s+over)\b", re.IGNORECASE
+)
+_NOT_REVENUE_BEFORE = word_set(
+    "staff employee employees labour labor personnel workforce people customer customers "
+    "client clients stock inventory asset assets board member members tenant hm"
+)
+_NOT_REVENUE_AFTER: dict[str, frozenset[str]] = {
+    "sales": word_set(
+        "team teams staff manager managers director directors office offices rep reps "
+        "representative representatives executive executives person people force department "
+        "call calls enquiries enquiry contact lead leads pitch email"
+    ),
+    "income": frozenset({"tax"}),
+    "turnover": frozenset({"rate", "rates"}),
+    "turn over": frozenset({"to", "the"}),
+}
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|none|neither|nor|without|cannot|undisclosed|unpublished|unknown|"
+    r"unavailable|unreported|withheld|confidential)\b|n['\u2019]t\b",
+    re.IGNORECASE,
+)
+_HEDGE = re.compile(
+    r"\b(?:estimat\w*|est|about|around|roughly|approximately|circa|probably|likely|"
+    r"reportedly|believed|guess\w*)\b",
+    re.IGNORECASE,
+)
+_CONTRAST = re.compile(r"\b(?:but|however|although|though|whereas|yet)\b", re.IGNORECASE)
+_NEXT_WORD = re.compile(r"[\s-]*([A-Za-z&]+)")
+_PREVIOUS_WORD = re.compile(r"([A-Za-z]+)[^A-Za-z]*$")
+_FOLLOWS_A_FIGURE = word_set(
+    "in for of and or the a an this that last per by at on to from with was is were are be "
+    "been over under about around approximately roughly each every annually year years "
+    "pa p"
+)
+
+
+@dataclass(frozen=True)
+class Term:
+    """A revenue term written in a text, and where."""
+
+    word: str
+    """The term, normalised: ``revenue``, ``turnover``, ``sales``, ``income``, ``takings``,
+    ``turn over``."""
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class RevenueFigure:
+    """A figure a text states as revenue, with the term that makes it revenue."""
+
+    number: Number
+    amount: Amount | None
+    """The figure as money (None when it carries no currency: "3.2 million")."""
+    term: Term
+
+
+def _term_word(raw: str) -> str:
+    word = " ".join(raw.casefold().split())
+    if word.startswith("turn") and word.endswith("over") and " " in word:
+        return "turn over"
+    return "revenue" if word == "revenues" else word
+
+
+def terms_in(text: str) -> list[Term]:
+    """Every revenue term of ``text`` that is about a company's takings (not staff turnover,
+    the sales team or income tax)."""
+    found: list[Term] = []
+    for m in _TERM.finditer(text):
+        word = _term_word(m[0])
+        before = _PREVIOUS_WORD.search(text[max(0, m.start() - 40) : m.start()])
+        after = _NEXT_WORD.match(text[m.end() :])
+        if before is not None and before[1].casefold() in _NOT_REVENUE_BEFORE:
+            continue
+        if after is not None and after[1].casefold() in _NOT_REVENUE_AFTER.get(word, ()):
+            continue
+        found.append(Term(word, m.start(), m.end()))
+    return found
+
+
+def mentions_revenue(text: str) -> bool:
+    """Whether ``text`` names revenue at all (negated or not)."""
+    return bool(terms_in(text))
+
+
+def _counts_something(text: str, n: Number, end: int) -> bool:
+    """Whether the word after ``n`` (in its sentence) says what it counts ("4 million
+    widgets")."""
+    after = _NEXT_WORD.match(text, n.end, end)
+    if after is None:
+        return False
+    word = after[1].casefold()
+    return word not in _FOLLOWS_A_FIGURE and not _TERM.match(text, after.start(1), end)
+
+
+def _is_figure(text: str, n: Number, amount: Amount | None, end: int) -> bool:
+    if n.percent:
+        return False
+    if amount is not None:
+        return True
+    if n.leading_zero or _counts_something(text, n, end):
+        return False
+    if n.scaled:
+        return True
+    year = not n.grouped and n.value == n.value.to_integral_value() and 1800 <= n.value <= 2199
+    return n.value >= 1000 and not year
+
+
+def _clauses(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    cuts = [start, *(m.start() for m in _CONTRAST.finditer(text, start, end)), end]
+    return list(itertools.pairwise(cuts))
+
+
+def revenue_figures(text: str, within: tuple[int, int] | None = None) -> list[RevenueFigure]:
+    """Every figure ``text`` states as a company's revenue, in order (see the module).
+
+    Args:
+        text: The text, read whole (a figure is read in its sentence).
+        within: Only figures overlapping this span whose revenue term lies inside it (what a
+            quote of ``text`` at that span states).
+    """
+    lo, hi = within if within is not None else (0, len(text))
+    numbers = [n for n in numbers_in(text) if n.start < hi and lo < n.end]
+    money = {a.number: a for a in amounts_in(text) if a.number is not None}
+    terms = [t for t in terms_in(text) if lo <= t.start and t.end <= hi]
+    found: list[RevenueFigure] = []
+    before: list[Term] = []  # the previous sentence's terms
+    for s_start, s_end in sentences(text):
+        clauses = _clauses(text, s_start, s_end)
+        own = [t for t in terms if s_start <= t.start < s_end]
+        for n in (n for n in numbers if s_start <= n.start < s_end):
+            amount = money.get(n)
+            if not _is_figure(text, n, amount, s_end):
+                continue
+            c_start, c_end = next(c for c in clauses if c[0] <= n.start < c[1])
+            carried = before if not own and _HEDGE.search(text, s_start, s_end) else []
+            in_reach = [t for t in own if t.start < c_end] or carried
+            if not in_reach or _NEGATION.search(text, c_start, n.start):
+                continue
+            nearest = min(in_reach, key=lambda t: abs(t.start - n.start))
+            found.append(RevenueFigure(n, amount, nearest))
+        before = own
+    return found
+
+
+def states_revenue(text: str) -> bool:
+    """Whether ``text`` states a revenue figure (affirmatively: see the module)."""
+    return bool(revenue_figures(text))
