@@ -251,6 +251,10 @@ def test_one_revenue_lexicon_with_negation_decides_what_a_text_says() -> None:
         "Revenue is not on file; the company has traded since 2002.": [],
         "No turnover figure is on file for the year to 31 March 2025.": [],
         "Revenue is £4m, not £3m.": ["4000000"],
+        "Revenue is unknown (we estimate 3.2 million).": ["3200000"],
+        "Revenue is not disclosed, estimated at 3.2 million.": ["3200000"],
+        "No revenue on file. 3.2m.": ["3200000"],
+        "No revenue on file. Share capital 100,000.": [],
     }
     for text, want in cases.items():
         assert [str(f.number.value) for f in revenue_figures(text)] == want, text
@@ -285,6 +289,19 @@ def test_null_facts_cite_and_quote_only_what_was_retrieved() -> None:
     ]:
         got = assert_facts_grounded(_ctx(_intel(null), env))
         assert not isinstance(got, list) and got.passed is passed, (null, got.message)
+
+
+def test_a_discount_is_read_in_any_words_and_a_negated_one_offers_none() -> None:
+    from agentic_eval.workflow.lead_intel.pricing import discounts_in
+
+    offered = ["10% off", "a £500 discount", "first month free of charge", "fees waived"]
+    offered += ["one day free", "a rebate of £100", "at no extra cost"]
+    for text in offered:
+        assert discounts_in(text), text
+    none = ["No discount applies.", "Discounts: none.", "discounts do not apply"]
+    none += ["without any discount", "Feel free to call.", "travel billed at cost"]
+    for text in none:
+        assert not discounts_in(text), text
 
 
 def test_checks_by_template_attach_the_universal_checks() -> None:

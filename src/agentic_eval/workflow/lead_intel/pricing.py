@@ -54,7 +54,9 @@ _DISCOUNT = re.compile(
     re.IGNORECASE,
 )
 _NEGATED_BEFORE = re.compile(r"\b(?:no|not|without|never|nor)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
-_NEGATED_AFTER = re.compile(r"^[^.;\n]{0,24}?(?:\bnot\b|n['\u2019]t\b)", re.IGNORECASE)
+_NEGATED_AFTER = re.compile(
+    r"^[^.;\n]{0,24}?(?:\b(?:not|none|nil)\b|n/a\b|n['\u2019]t\b)", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,13 @@ give a revenue figure" or "does this quote state the revenue" asks :func:`revenu
   else ("4 million widgets", "200 customers") or a percentage is not a revenue figure.
 - A figure is stated as revenue when a term is in its sentence, in the same clause or an
   earlier one ("Revenue is not on file, but estimated at £3m" gives £3m), or, in a sentence
-  with no term of its own that hedges ("about", "estimated", "roughly"...), in the sentence
-  just before ("Revenue: not filed. Our estimate: 3.2 million."; "Share capital £100." after
-  it gives none), unless a negation precedes it in its clause ("turnover is not disclosed
-  below the £10.2 million threshold", "turnover is not £3m"). A text with no term ("No
-  accounts filed") says nothing about revenue.
+  with no term of its own that hedges ("about", "estimated", "roughly"...) or is the bare
+  figure ("3.2m."), in the sentence just before ("Revenue: not filed. Our estimate: 3.2
+  million."; "Share capital £100." after it gives none), unless a negation precedes it in
+  its clause ("turnover is not disclosed below the £10.2 million threshold", "turnover is
+  not £3m"). A clause starts afresh at a contrast ("but"), a parenthesis or a hedge, so
+  "revenue is unknown (we estimate 3.2 million)" gives 3.2 million. A text with no term
+  ("No accounts filed") says nothing about revenue.
 """
 
 from __future__ import annotations
@@ -56,7 +58,13 @@ _HEDGE = re.compile(
     r"reportedly|believed|guess\w*)\b",
     re.IGNORECASE,
 )
-_CONTRAST = re.compile(r"\b(?:but|however|although|though|whereas|yet)\b", re.IGNORECASE)
+_CLAUSE_CUT = re.compile(
+    rf"\b(?:but|however|although|though|whereas|yet)\b|[()]|{_HEDGE.pattern}", re.IGNORECASE
+)
+"""Where a clause starts afresh, so a negation before it no longer reaches: a contrast
+("not on file, but £3m"), a parenthesis ("unknown (3.2 million)") or a hedge ("not disclosed,
+estimated at £3m")."""
+_BARE_SENTENCE = re.compile(r"[^A-Za-z]*(?:(?:k|m|bn|million|billion|thousand)\b[^A-Za-z]*)*$")
 _NEXT_WORD = re.compile(r"[\s-]*([A-Za-z&]+)")
 _PREVIOUS_WORD = re.compile(r"([A-Za-z]+)[^A-Za-z]*$")
 _FOLLOWS_A_FIGURE = word_set(
@@ -139,7 +147,7 @@ def _is_figure(text: str, n: Number, amount: Amount | None, end: int) -> bool:
 
 
 def _clauses(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    cuts = [start, *(m.start() for m in _CONTRAST.finditer(text, start, end)), end]
+    cuts = [start, *(m.start() for m in _CLAUSE_CUT.finditer(text, start, end)), end]
     return list(itertools.pairwise(cuts))
 
 
@@ -165,7 +173,10 @@ def revenue_figures(text: str, within: tuple[int, int] | None = None) -> list[Re
             if not _is_figure(text, n, amount, s_end):
                 continue
             c_start, c_end = next(c for c in clauses if c[0] <= n.start < c[1])
-            carried = before if not own and _HEDGE.search(text, s_start, s_end) else []
+            follows_on = _HEDGE.search(text, s_start, s_end) or _BARE_SENTENCE.match(
+                text, s_start, s_end
+            )
+            carried = before if not own and follows_on else []
             in_reach = [t for t in own if t.start < c_end] or carried
             if not in_reach or _NEGATION.search(text, c_start, n.start):
                 continue
