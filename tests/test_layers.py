@@ -12,6 +12,7 @@ SRC = Path(__file__).resolve().parent.parent / "src" / "agentic_eval"
 RANK = {
     "_version": 0,
     "core": 0,
+    "reading": 0,
     "store": 1,
     "localmodel": 1,
     "backends": 1,

@@ -19,6 +19,7 @@ from agentic_eval.core.case import CaseSpec
 from agentic_eval.domains.fixtures import FixtureError
 from agentic_eval.evaluation.runner import run_case
 from agentic_eval.evaluation.settings import RunSettings
+from agentic_eval.reading.money import amounts_in, fmt
 from agentic_eval.workflow.lead_intel.agents import AGENTS, INVENTED_LINE
 from agentic_eval.workflow.lead_intel.checks import (
     assert_facts_grounded,
@@ -27,7 +28,6 @@ from agentic_eval.workflow.lead_intel.checks import (
     assert_revenue_not_on_file,
 )
 from agentic_eval.workflow.lead_intel.fixtures import COMMITTED, load_fixtures
-from agentic_eval.workflow.lead_intel.money import amounts_in, fmt
 from agentic_eval.workflow.lead_intel.outputs import (
     FACT_NAMES,
     Fact,

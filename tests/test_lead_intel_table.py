@@ -31,14 +31,14 @@ from agentic_eval.core.scorecard import CaseResult
 from agentic_eval.evaluation.runner import run_case
 from agentic_eval.evaluation.scenario import run_scenario
 from agentic_eval.evaluation.settings import RunSettings
+from agentic_eval.reading.money import Amount, fmt, gbp
+from agentic_eval.reading.words import singular_words
 from agentic_eval.store.db import Store
 from agentic_eval.workflow.lead_intel.agents import read_facts
 from agentic_eval.workflow.lead_intel.fixtures import load_fixtures
-from agentic_eval.workflow.lead_intel.money import Amount, fmt, gbp
 from agentic_eval.workflow.lead_intel.pricing import note_prices
 from agentic_eval.workflow.lead_intel.scenarios import FACTS, SERVICES, research_brief
 from agentic_eval.workflow.lead_intel.templates import SOURCE_SET
-from agentic_eval.workflow.lead_intel.text import singular_words
 from agentic_eval.workflow.scenarios import AgentScenario, scenarios
 from agentic_eval.workflow.service import Workflow
 from agentic_eval.workflow.steps import step_task

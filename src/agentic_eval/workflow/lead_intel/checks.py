@@ -24,12 +24,13 @@ from typing import Any, cast
 
 from agentic_eval.checks.base import CheckContext, check
 from agentic_eval.core.results import CheckResult
+from agentic_eval.reading.money import amounts_in, fmt
+from agentic_eval.reading.words import words
 from agentic_eval.workflow.lead_intel.facts import label, locate, states_fact, value_problem
-from agentic_eval.workflow.lead_intel.money import amounts_in, fmt
 from agentic_eval.workflow.lead_intel.outputs import FACT_NAMES, Fact, OfferDraft, VerifiedIntel
 from agentic_eval.workflow.lead_intel.pricing import offer_problems
 from agentic_eval.workflow.lead_intel.revenue import revenue_figures, states_revenue
-from agentic_eval.workflow.lead_intel.text import mentions_company, words
+from agentic_eval.workflow.lead_intel.text import mentions_company
 from agentic_eval.workflow.lead_intel.tools import LeadEnv
 
 

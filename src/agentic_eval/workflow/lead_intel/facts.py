@@ -26,12 +26,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentic_eval.core.identifiers import canonical_id
-from agentic_eval.workflow.lead_intel.dates import DateText, dates_in
-from agentic_eval.workflow.lead_intel.money import Amount, amounts_in
-from agentic_eval.workflow.lead_intel.numbers import numbers_in
+from agentic_eval.reading.dates import DateText, dates_in
+from agentic_eval.reading.money import Amount, amounts_in
+from agentic_eval.reading.numbers import numbers_in
+from agentic_eval.reading.words import sentences, word_set, words
 from agentic_eval.workflow.lead_intel.outputs import FactName
 from agentic_eval.workflow.lead_intel.revenue import revenue_figures
-from agentic_eval.workflow.lead_intel.text import sentences, word_set, words
 
 Span = tuple[int, int]
 

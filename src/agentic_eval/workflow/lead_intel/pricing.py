@@ -27,10 +27,10 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
-from agentic_eval.workflow.lead_intel.money import Amount, amounts_in, fmt, gbp
-from agentic_eval.workflow.lead_intel.numbers import percentages_in
+from agentic_eval.reading.money import Amount, amounts_in, fmt, gbp
+from agentic_eval.reading.numbers import percentages_in
+from agentic_eval.reading.words import singular, singular_words
 from agentic_eval.workflow.lead_intel.outputs import OfferDraft
-from agentic_eval.workflow.lead_intel.text import singular, singular_words
 
 _NOTE_SERVICE = re.compile(r"^\s*[-*•]\s*(?P<name>[^:]+):\s*(?P<rest>.+)$")
 _RATE_AFTER = re.compile(

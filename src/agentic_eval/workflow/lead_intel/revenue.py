@@ -27,9 +27,9 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from agentic_eval.workflow.lead_intel.money import Amount, amounts_in
-from agentic_eval.workflow.lead_intel.numbers import Number, numbers_in
-from agentic_eval.workflow.lead_intel.text import sentences, word_set
+from agentic_eval.reading.money import Amount, amounts_in
+from agentic_eval.reading.numbers import Number, numbers_in
+from agentic_eval.reading.words import sentences, word_set
 
 _TERM = re.compile(
     r"\b(?:revenues?|turnover|sales|income|takings|turn(?:s|ed|ing)?\s+over)\b", re.IGNORECASE

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
-from agentic_eval.workflow.lead_intel.numbers import Number, canonical, numbers_in
+from agentic_eval.reading.numbers import Number, canonical, numbers_in
 
 _BEFORE = re.compile(r"(?<![A-Za-z])(?P<cur>US\$|\$|£|€|GBP|USD|EUR)\s*$", re.IGNORECASE)
 _AFTER = re.compile(

@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
-from agentic_eval.workflow.lead_intel.dates import date_spans
-from agentic_eval.workflow.lead_intel.text import words
+from agentic_eval.reading.dates import date_spans
+from agentic_eval.reading.words import words
 
 _DIGITS = re.compile(
     r"(?<![\w.,])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
