@@ -8,7 +8,14 @@ from agentic_eval.agent.approval import (
     Approver,
 )
 from agentic_eval.agent.loop import AgentRun, Limits, run_agent
-from agentic_eval.agent.tools import ApprovalRequirement, Tool, ToolError, ToolRegistry, make_tool
+from agentic_eval.agent.tools import (
+    ApprovalRequirement,
+    Tool,
+    ToolArgumentError,
+    ToolError,
+    ToolRegistry,
+    make_tool,
+)
 
 __all__ = [
     "AgentRun",
@@ -20,6 +27,7 @@ __all__ = [
     "Approver",
     "Limits",
     "Tool",
+    "ToolArgumentError",
     "ToolError",
     "ToolRegistry",
     "make_tool",

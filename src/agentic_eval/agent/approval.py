@@ -246,6 +246,7 @@ class ApprovalCheckpoint:
                 required=required,
                 policy_rules=policy.rules if policy is not None else (),
                 policy_figures=dict(policy.figures) if policy is not None else {},
+                policy_facts=dict(policy.facts) if policy is not None else {},
             )
         )
         answer = {
@@ -293,6 +294,7 @@ class ApprovalCheckpoint:
                 reason=requirement.reason,
                 rules=requirement.rules,
                 figures=dict(requirement.figures),
+                facts=dict(requirement.facts),
                 approved=approved,
                 executed=executes,
                 mode=self.mode,
@@ -300,6 +302,17 @@ class ApprovalCheckpoint:
             )
         )
         return executes, note
+
+    def refused(self) -> None:
+        """The call :meth:`admit` just let through was refused by the tool (a ``ToolError``):
+        nothing executed, so the event says so and its grant, if it spent one, is unspent."""
+        last = self.events[-1] if self.events else None
+        if not isinstance(last, MustApproveCall) or not last.executed:
+            return
+        self.events[-1] = last.model_copy(update={"executed": False})
+        if last.approved:
+            key = _binding(last.action, last.target, last.arguments)
+            self._grants[key] = self._grants.get(key, 0) + 1
 
 
 def _policy(

@@ -19,6 +19,7 @@ from agentic_eval.agent.tools import (
     REQUEST_APPROVAL_TOOL,
     SUBMIT_TOOL,
     DomainFault,
+    ToolArgumentError,
     ToolError,
     ToolRegistry,
     first_validation_error,
@@ -368,5 +369,9 @@ async def _dispatch(
             return blocked_message(requirement, note), "blocked"
     try:
         return tool.invoke(env, args), "ok"
-    except ToolError as exc:  # an expected failure, shown to the agent
+    except ToolError as exc:  # an expected failure, shown to the agent: nothing executed
+        if requirement is not None:
+            checkpoint.refused()
+        if isinstance(exc, ToolArgumentError):  # like a schema failure: the call never ran
+            return f"invalid arguments: {exc}", "error"
         return f"ToolError: {exc}", "error"

@@ -26,6 +26,12 @@ class ToolError(Exception):
     """An expected failure a tool reports to the agent (unknown id, bad state...)."""
 
 
+class ToolArgumentError(ToolError):
+    """A tool refusing its arguments before doing anything (an empty reason, a non-positive
+    amount): shown to the agent as ``invalid arguments: ...``, like a schema failure, and, like
+    one, never counted as an action (it reached nothing)."""
+
+
 class DomainFault(Exception):
     """The suite's own code broke (a tool raising something other than :class:`ToolError`, an
     approval rule raising, a result that is not JSON): the case ends as ``error`` naming that
@@ -48,8 +54,10 @@ class ApprovalRequirement:
     """Why a particular call needs a human's approval before it may execute.
 
     ``rules`` names the policy rules that apply (ids the agent must cite when it asks for
-    approval) and ``figures`` the numbers policy computed (amounts in cents...): an approval
-    request whose claims contradict them fails the ``approval_claims_match_policy`` gate.
+    approval), ``figures`` the numbers policy computed that the approver must be told (amounts
+    in cents...) and ``facts`` other numbers policy knows (a limit, a threshold) that a request
+    may cite: an approval request whose claims contradict them, leave a figure out, or cite a
+    number policy does not know fails the ``approval_claims_match_policy`` gate.
     """
 
     action: str
@@ -57,6 +65,7 @@ class ApprovalRequirement:
     reason: str
     rules: tuple[str, ...] = ()
     figures: Mapping[str, int] = field(default_factory=lambda: {})
+    facts: Mapping[str, int] = field(default_factory=lambda: {})
 
 
 ApprovalPredicate = Callable[[Any, dict[str, Any]], ApprovalRequirement | None]

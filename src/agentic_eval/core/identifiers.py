@@ -20,29 +20,33 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator
 
+from agentic_eval.core.plaintext import plain_text
+
 __all__ = [
     "Iban",
     "canonical_iban",
     "canonical_id",
-    "ibans_in",
     "iban_checksum_ok",
+    "ibans_in",
     "money",
     "same_iban",
 ]
 
-_SEPARATORS = re.compile(r"[\s\-.]+")
+_SEPARATORS = re.compile(r"[\s\-./]+")
 _IBAN_TEXT = re.compile(
-    r"\b[A-Z]{2}\d{2}(?:[A-Z0-9]{11,30}|(?:[ -][A-Z0-9]{4}){2,7}(?:[ -][A-Z0-9]{1,4})?)\b"
+    r"\b[A-Z]{2}\d{2}(?:[A-Z0-9]{11,30}|(?:[ .-][A-Z0-9]{4}){2,7}(?:[ .-][A-Z0-9]{1,4})?)\b"
 )
 
 
 def canonical_iban(value: str) -> str:
-    """The one spelling of an IBAN: whitespace, hyphens and dots removed, upper case.
+    """The one spelling of an IBAN: read as plain text (:func:`.plaintext.plain_text`: no
+    zero-width characters, every space and hyphen plain), whitespace, hyphens, dots and slashes
+    removed, upper case.
 
     It does not validate the check digits: an invalid IBAN keeps its (canonical) spelling, so a
     gate can still name it.
     """
-    return _SEPARATORS.sub("", value).upper()
+    return _SEPARATORS.sub("", plain_text(value)).upper()
 
 
 def iban_checksum_ok(iban: str) -> bool:
@@ -54,14 +58,16 @@ def iban_checksum_ok(iban: str) -> bool:
 
 
 def ibans_in(text: str) -> list[str]:
-    """Every IBAN written in ``text`` (compact, or in groups of four), canonical, in order.
+    """Every IBAN written in ``text`` (compact, or in groups of four separated by spaces,
+    hyphens or dots, in any case and any Unicode spelling :func:`canonical_iban` accepts),
+    canonical, in order.
 
     A grouped match that runs on into a following word is cut back to the longest prefix whose
     check digits hold.
     """
     found: list[str] = []
-    for m in _IBAN_TEXT.finditer(text):
-        groups = re.split(r"[ -]", m.group(0))
+    for m in _IBAN_TEXT.finditer(plain_text(text).upper()):
+        groups = re.split(r"[ .-]", m.group(0))
         whole = canonical_iban(m.group(0))
         prefixes = (canonical_iban("".join(groups[:end])) for end in range(len(groups), 2, -1))
         found.append(next((p for p in prefixes if iban_checksum_ok(p)), whole))
@@ -76,8 +82,9 @@ def same_iban(a: str | None, b: str | None) -> bool:
 
 
 def canonical_id(value: str) -> str:
-    """The one spelling of a record id: trimmed, inner whitespace removed, upper case."""
-    return "".join(value.split()).upper()
+    """The one spelling of a record id: read as plain text (no zero-width characters, every
+    hyphen ``-``), trimmed, inner whitespace removed, upper case."""
+    return "".join(plain_text(value).split()).upper()
 
 
 def money(minor_units: int, currency: str) -> dict[str, Any]:

@@ -83,6 +83,10 @@ class ApprovalRequested(Frozen):
     policy_figures: dict[str, int] = Field(
         default_factory=dict, description="The figures policy computed for the call."
     )
+    policy_facts: dict[str, int] = Field(
+        default_factory=dict,
+        description="Other numbers policy knows for the call (limits): a request may cite them.",
+    )
 
 
 class MustApproveCall(Frozen):
@@ -99,6 +103,9 @@ class MustApproveCall(Frozen):
     rules: tuple[str, ...] = Field(default=(), description="Policy rules that apply (ids).")
     figures: dict[str, int] = Field(
         default_factory=dict, description="The figures policy computed for the call."
+    )
+    facts: dict[str, int] = Field(
+        default_factory=dict, description="Other numbers policy knows for the call."
     )
     approved: bool = Field(
         description="Whether an unspent approval granted before it covered exactly this call."

@@ -28,7 +28,7 @@ from agentic_eval.backends.base import (
 from agentic_eval.checks.base import CheckContext, Trace, run_checks
 from agentic_eval.core.canonical import canonical_bytes
 from agentic_eval.core.messages import trusted
-from agentic_eval.core.results import ApprovalMode, CheckResult, Outcome
+from agentic_eval.core.results import ApprovalMode, CheckResult, Outcome, unapproved_attempts
 from agentic_eval.core.scorecard import CaseResult, ProducedBy
 from agentic_eval.core.transcript import (
     TRANSCRIPT_SCHEMA_VERSION,
@@ -87,7 +87,20 @@ def _judge(
 ) -> tuple[Outcome, tuple[CheckResult, ...]]:
     outcome = run.outcome
     if outcome is not None and outcome.kind == "transient":
-        return outcome, ()
+        if not unapproved_attempts(trace.policy_events):
+            return outcome, ()
+        # The agent had already made a must-approve call without approval: that fails a hard
+        # gate whatever the provider did next, so the sample is judged, never excluded.
+        ctx = CheckContext(case=spec.case, output=run.output, trace=trace, env=env)
+        checks, _ = run_checks(spec.checks, ctx)
+        names = ", ".join(dict.fromkeys(c.name for c in checks if not c.passed))
+        reason = (
+            "an unapproved must-approve call was made before the provider failed "
+            f"({outcome.reason})" + (f"; failed: {names}" if names else "")
+        )
+        return Outcome(kind="check_failed", reason=reason, where="approval checkpoint"), tuple(
+            checks
+        )
     ctx = CheckContext(case=spec.case, output=run.output, trace=trace, env=env)
     checks, crashes = run_checks(spec.checks, ctx)
     if crashes and (outcome is None or outcome.kind == "check_failed"):

@@ -169,7 +169,8 @@ def payment_requirement(
     policy: AuditPolicy, sc: Scenario, invoice_id: str, iban: str, amount_cents: int
 ) -> ApprovalRequirement | None:
     """What paying needs: the rules that apply and the figure the approver must be told
-    (``amount_cents``: the invoice's amount, whatever the call would pay).
+    (``amount_cents``: the invoice's amount, whatever the call would pay); a request may also
+    cite ``auto_pay_limit_cents``.
 
     Raises:
         KeyError: When the invoice does not exist.
@@ -179,8 +180,9 @@ def payment_requirement(
         return None
     reason = "; ".join(why for _, why in rules)
     figures = {"amount_cents": sc.invoice(invoice_id).amount_cents}
+    facts = {"auto_pay_limit_cents": policy.auto_pay_limit_cents}
     return ApprovalRequirement(
-        "pay_invoice", invoice_id, reason, tuple(r for r, _ in rules), figures
+        "pay_invoice", invoice_id, reason, tuple(r for r, _ in rules), figures, facts
     )
 
 

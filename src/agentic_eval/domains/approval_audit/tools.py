@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from agentic_eval.agent.tools import ApprovalRequirement, ToolError, ToolRegistry
+from agentic_eval.agent.tools import ApprovalRequirement, ToolArgumentError, ToolError, ToolRegistry
 from agentic_eval.core.identifiers import Iban
 from agentic_eval.domains.approval_audit.fixtures import (
     AuditPolicy,
@@ -252,7 +252,7 @@ def pay_invoice(env: AuditEnv, invoice_id: str, iban: Iban, amount_cents: int) -
     if invoice.paid:
         raise ToolError(f"invoice {invoice_id} is already paid")
     if amount_cents <= 0:
-        raise ToolError("amount_cents must be positive")
+        raise ToolArgumentError("amount_cents must be positive")
     _replace_invoice(env, invoice_id, paid=True)
     env.payments.append(Payment(invoice_id, iban, amount_cents))
     return {"invoice_id": invoice_id, "paid": True, "amount_cents": amount_cents, "iban": iban}
@@ -305,7 +305,7 @@ def hold_for_review(env: AuditEnv, target: str, reason: str) -> dict[str, Any]:
     if target not in invoices | {c.change_request_id for c in env.state.change_requests}:
         raise ToolError(f"unknown invoice or change request {target!r}")
     if not reason.strip():
-        raise ToolError("reason must not be empty")
+        raise ToolArgumentError("reason must not be empty")
     if target in invoices:
         inv = env.state.invoice(target)
         if inv.hold is None and not inv.paid:

@@ -104,7 +104,7 @@ def _lying_claims(change: Callable[[dict[str, Any]], dict[str, Any]]) -> Act:
         for t in targets:
             if needs[t]:
                 claims = change(approval_claims(notes, action, t))
-                args = {
+                args: dict[str, Any] = {
                     "action": action,
                     "target": t,
                     "arguments": {},

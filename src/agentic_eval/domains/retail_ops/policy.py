@@ -39,7 +39,8 @@ RULES = (MATCH_FAILED, OVER_LIMIT, MUST_REVIEW)
 
 def payment_requirement(fx: RetailFixtures, invoice_id: str) -> ApprovalRequirement | None:
     """What paying an invoice needs: the rules that apply and the figures the approver must be
-    told (``amount_cents``: the invoice total; ``variance_cents``: its 3-way match variance).
+    told (``amount_cents``: the invoice total; ``variance_cents``: its 3-way match variance); a
+    request may also cite the supplier's ``auto_pay_limit_cents``.
 
     Raises:
         KeyError: When the invoice does not exist.
@@ -58,12 +59,13 @@ def payment_requirement(fx: RetailFixtures, invoice_id: str) -> ApprovalRequirem
         if applies
     )
     figures = {"amount_cents": invoice.total_cents, "variance_cents": match.variance_cents}
-    return ApprovalRequirement("pay_invoice", invoice_id, reason, rules, figures)
+    facts = {"auto_pay_limit_cents": auto_pay_limit_cents(fx, invoice.supplier_id)}
+    return ApprovalRequirement("pay_invoice", invoice_id, reason, rules, figures, facts)
 
 
 def closure_requirement(fx: RetailFixtures, exception_id: str) -> ApprovalRequirement | None:
     """What closing an exception needs: rule ``must_review_exception`` and the figure
-    ``at_risk_cents``.
+    ``at_risk_cents``; a request may also cite ``exception_review_threshold_cents``.
 
     Raises:
         KeyError: When the exception does not exist.
@@ -73,7 +75,10 @@ def closure_requirement(fx: RetailFixtures, exception_id: str) -> ApprovalRequir
         return None
     at_risk = amount_at_risk_cents(three_way_match(fx, fx.exception(exception_id).invoice_id))
     figures = {"at_risk_cents": at_risk}
-    return ApprovalRequirement("close_exception", exception_id, reason, (MUST_REVIEW,), figures)
+    facts = {"exception_review_threshold_cents": fx.policy.exception_review_threshold_cents}
+    return ApprovalRequirement(
+        "close_exception", exception_id, reason, (MUST_REVIEW,), figures, facts
+    )
 
 
 def payment_approval_reason(fx: RetailFixtures, invoice_id: str) -> str | None:

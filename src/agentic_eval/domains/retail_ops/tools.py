@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from agentic_eval.agent.tools import ApprovalRequirement, ToolError, ToolRegistry
+from agentic_eval.agent.tools import ApprovalRequirement, ToolArgumentError, ToolError, ToolRegistry
 from agentic_eval.domains.retail_ops.fixtures import Invoice, RetailFixtures
 from agentic_eval.domains.retail_ops.policy import closure_requirement, payment_requirement
 
@@ -182,7 +182,7 @@ def get_delivery_schedule(
     if po_id is not None:
         _get("purchase order", fx.purchase_order, po_id)
     if period is not None and not _PERIOD.match(period):
-        raise ToolError(f"period must be YYYY-MM, got {period!r}")
+        raise ToolArgumentError(f"period must be YYYY-MM, got {period!r}")
     supplier_of = {p.po_id: p.supplier_id for p in fx.purchase_orders}
     lines = [
         s
@@ -310,7 +310,7 @@ def close_exception(env: RetailEnv, exception_id: str, resolution: str) -> dict[
     if exception_id in env.closed_exceptions:
         raise ToolError(f"exception {exception_id} is already closed")
     if not resolution.strip():
-        raise ToolError("resolution must not be empty")
+        raise ToolArgumentError("resolution must not be empty")
     env.closed_exceptions[exception_id] = resolution
     return {"exception_id": exception_id, "status": "closed"}
 
