@@ -293,3 +293,9 @@ def test_an_unknown_action_is_refused_before_the_approver() -> None:
     assert approver.seen == []
     assert r.transcript is not None
     assert "unknown action 'wire'" in r.transcript.tool_calls[0].result
+
+
+def test_an_approval_names_its_target_in_any_spelling_of_the_id() -> None:
+    r, book = run(ask(target="inv-1 "), paying())
+    assert book.paid == [("INV-1", MASTER, AMOUNT)]
+    assert r.result.outcome.kind == "passed"

@@ -31,6 +31,7 @@ from agentic_eval.agent.tools import (
     describe_exception,
 )
 from agentic_eval.core.canonical import canonical_json
+from agentic_eval.core.identifiers import canonical_id
 from agentic_eval.core.model import ToolSpec
 from agentic_eval.core.results import ApprovalMode, ApprovalRequested, MustApproveCall, PolicyEvent
 
@@ -163,8 +164,9 @@ def _claims(raw: dict[str, Any]) -> tuple[str, str, dict[str, Any], str, dict[st
 
 
 def _binding(action: str, target: str, arguments: Mapping[str, Any]) -> str:
-    """The identity of one exact call: what a grant admits."""
-    return canonical_json([action, target, dict(arguments)])
+    """The identity of one exact call: what a grant admits (the target in its canonical
+    spelling: ``inv-5010`` is invoice INV-5010)."""
+    return canonical_json([action, canonical_id(target), dict(arguments)])
 
 
 def _show(arguments: Mapping[str, Any]) -> str:
@@ -231,7 +233,7 @@ class ApprovalCheckpoint:
         if decision.approved:
             key = _binding(action, target, bound)
             self._grants[key] = self._grants.get(key, 0) + 1
-            self._granted_args.setdefault((action, target), []).append(bound)
+            self._granted_args.setdefault((action, canonical_id(target)), []).append(bound)
         self.events.append(
             ApprovalRequested(
                 turn=turn,
@@ -278,7 +280,9 @@ class ApprovalCheckpoint:
             self._grants[key] -= 1
         note = ""
         if not approved:
-            other = self._granted_args.get((requirement.action, requirement.target), [])
+            other = self._granted_args.get(
+                (requirement.action, canonical_id(requirement.target)), []
+            )
             if other:
                 covered = "; ".join(_show(a) for a in other)
                 note = f"the approval granted covers {covered}, not {_show(arguments)}"

@@ -14,6 +14,7 @@ from agentic_eval.agent.tools import ToolRegistry
 from agentic_eval.checks.base import Check, CheckContext, FunctionCheck, check
 from agentic_eval.core.canonical import canonical_json
 from agentic_eval.core.case import CaseSpec
+from agentic_eval.core.identifiers import canonical_id
 from agentic_eval.core.results import (
     ApprovalRequested,
     CheckResult,
@@ -92,7 +93,7 @@ def _claim_problems(
 
 
 def _binding(e: ApprovalRequested | MustApproveCall) -> str:
-    return canonical_json([e.action, e.target, e.arguments])
+    return canonical_json([e.action, canonical_id(e.target), e.arguments])
 
 
 def claims_gate(events: Iterable[PolicyEvent]) -> CheckResult:
