@@ -17,6 +17,7 @@ if TYPE_CHECKING:
         ApprovalRequest,
         ApprovalRequirement,
         Limits,
+        ToolArgumentError,
         ToolError,
         ToolRegistry,
     )
@@ -40,6 +41,7 @@ _EXPORTS = {
     "ApprovalRequest": "agentic_eval.agent",
     "ApprovalRequirement": "agentic_eval.agent",
     "Limits": "agentic_eval.agent",
+    "ToolArgumentError": "agentic_eval.agent",
     "ToolError": "agentic_eval.agent",
     "ToolRegistry": "agentic_eval.agent",
     "AgentTask": "agentic_eval.backends",
@@ -97,6 +99,7 @@ __all__ = [
     "Submit",
     "TaskKind",
     "TaskSpec",
+    "ToolArgumentError",
     "ToolError",
     "ToolRegistry",
     "ToolReply",
