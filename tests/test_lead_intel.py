@@ -164,9 +164,59 @@ def test_amounts_are_read_in_every_common_form_whole_and_with_their_currency() -
         "£14,000 GBP": [("GBP", "14000")],
         "£2,400,000GBP": [("GBP", "2400000")],
         "payment 30 days net; 10% off; incorporated 2002-04-12; LS11 5QR; 4 million": [],
+        "£3.2mn, $3.2MM, €3.2 mln, GBP 0.0032bn, 3,2 Mio. EUR": [("GBP", "3200000"),
+            ("USD", "3200000"), ("EUR", "3200000"), ("GBP", "3200000"), ("EUR", "3200000")],
+        "GBP14,000 / CHF 14,000 / 14,000 Swiss francs / A$14,000": [("GBP", "14000"),
+            ("CHF", "14000"), ("CHF", "14000"), ("A$", "14000")],
+        "\u20a43,200,000": [("\u20a4", "3200000")],
+        "SIC 25990; VAT 20%; ALL 3 SITES; TOP 10; 25mm; Unit 7b; £3.2zz": [],
     }  # fmt: skip
     for text, want in cases.items():
         assert [a.key for a in amounts_in(text)] == [(c, Decimal(v)) for c, v in want], text
+    (unreadable,) = amounts_in("about £3.2zz", uncertain=True)
+    assert unreadable.uncertain and unreadable.currency == "GBP"
+
+
+def test_numbers_glued_to_unknown_letters_are_uncertain_and_identifiers_are_marked() -> None:
+    from agentic_eval.reading.numbers import numbers_in
+
+    def read(text: str) -> list[tuple[str, bool, bool]]:
+        found = numbers_in(text, uncertain=True)
+        return [(text[n.start : n.end], n.uncertain, n.identifier) for n in found]
+
+    assert read("3.2zz a year, 14kk, LS11 5QR, 2nd site, Unit 7b") == [
+        ("3.2zz", True, False), ("14kk", True, False), ("5QR", True, False),
+        ("7b", True, False),
+    ]  # fmt: skip
+    assert numbers_in("3.2zz a year, 14kk") == []  # left out unless asked for
+    assert read("the SIC code is 25990, reference 48213, no. 7, number: 3.2 million") == [
+        ("25990", False, True), ("48213", False, True), ("7", False, True),
+        ("3.2 million", False, False),
+    ]  # fmt: skip
+    assert [n.value for n in numbers_in("10pc off, 5 per-cent, £2b, 3.2b")] == [
+        Decimal(10), Decimal(5), Decimal(2_000_000_000), Decimal(3_200_000_000),
+    ]  # fmt: skip
+
+
+def test_every_string_field_of_an_output_is_read() -> None:
+    from agentic_eval.workflow.lead_intel.fields import plain_copy, string_fields
+
+    def leaves(value: Any) -> list[str]:
+        if isinstance(value, str):
+            return [value]
+        if isinstance(value, dict):
+            return [x for v in value.values() for x in leaves(v)]  # type: ignore[union-attr]
+        if isinstance(value, list):
+            return [x for v in value for x in leaves(v)]  # type: ignore[union-attr]
+        return []
+
+    intel = _intel(Fact(name="revenue", value=None, source_url=FILING, quote="No accounts"))
+    offer = _offer(LineItem(description="Audit", quantity=1, unit_price_gbp=1), notes="n")
+    for out in (intel.model_copy(update={"notes": "x"}), offer):
+        assert sorted(t for _, t in string_fields(out)) == sorted(leaves(out.model_dump()))
+    hidden = intel.model_copy(update={"company_name": "Acme Rev\u00adenue"})
+    assert plain_copy(hidden).company_name == "Acme Revenue"
+    assert ("facts[0].quote", "No accounts") in string_fields(intel)
 
 
 def test_grounding_cannot_be_fooled_by_trivial_quotes_or_a_namesake() -> None:
@@ -296,10 +346,15 @@ def test_a_discount_is_read_in_any_words_and_a_negated_one_offers_none() -> None
 
     offered = ["10% off", "a £500 discount", "first month free of charge", "fees waived"]
     offered += ["one day free", "a rebate of £100", "at no extra cost"]
+    offered += ["No charge for the third day", "no extra fee for weekend work", "half price"]
+    offered += ["half-price audit", "on the house", "10pc off", "2 for 1", "a 5% reduction"]
+    offered += ["reduced fee", "fee-free cancellation", "free-of-charge"]
     for text in offered:
         assert discounts_in(text), text
     none = ["No discount applies.", "Discounts: none.", "discounts do not apply"]
     none += ["without any discount", "Feel free to call.", "travel billed at cost"]
+    none += ["scrap reduction (per site)", "hassle-free cancellation", "risk free to book"]
+    none += ["No additional charges apply.", "free from defects", "free-form notes"]
     for text in none:
         assert not discounts_in(text), text
 
@@ -310,7 +365,10 @@ def test_checks_by_template_attach_the_universal_checks() -> None:
         "assert_requested_facts_reported",
         "assert_revenue_not_on_file",
     ]
-    assert [c.name for c in CHECKS_BY_TEMPLATE["draft_offer"]] == ["assert_price_from_notes"]
+    assert [c.name for c in CHECKS_BY_TEMPLATE["draft_offer"]] == [
+        "assert_price_from_notes",
+        "assert_offer_matches_request",
+    ]
     assert CHECKS_BY_TEMPLATE["research"] == ()
     for s in scenarios().values():
         universal = {c.name for c in CHECKS_BY_TEMPLATE[s.template]}
@@ -338,7 +396,8 @@ CAUGHT = {
     "synthesize.grounded": {"assert_facts_grounded"},
     "synthesize.missing_revenue": {"assert_facts_grounded", "assert_revenue_not_on_file"},
     "synthesize.after_rejection": {"assert_facts_grounded", "assert_revenue_not_on_file"},
-    "draft_offer.price_from_notes": {"assert_price_from_notes"},
+    # the invented £14,000 package is a price the notes do not give, on a line nobody asked for
+    "draft_offer.price_from_notes": {"assert_price_from_notes", "assert_offer_matches_request"},
 }
 
 

@@ -3,8 +3,11 @@
 Every row is one output a scripted agent submits after fetching the row's sources for real (so
 the checks judge the real retrieval record of a real job, seeded through the workflow
 services), with the checks that must fail (none: every check must pass) and why, beside it.
-The rows cover every class the hostile review found: money, revenue detection, grounding,
-false alarms, discounts and percentages, and the fact vocabulary. A row that must fail names
+The rows cover every class the hostile reviews found: money, revenue detection, grounding,
+false alarms, discounts and percentages, and the fact vocabulary; then (the second review,
+``SECOND_REVIEW``) every string field read, scale words and unreadable figures, plain text and
+more revenue words, identifiers, bare and foreign-currency prices, and quantities and units
+against the request and the notes. A row that must fail names
 the exact checks that fail (``schema`` when the submit is refused by the output model) and a
 fragment of the message saying why, so a check failing for another reason does not count.
 """
@@ -53,11 +56,12 @@ GROUNDED, MISSING, OFFER = (
     "synthesize.missing_revenue",  # acme-widgets-b: nothing on file
     "draft_offer.price_from_notes",  # pricing notes acme-2026-11
 )
-G, R, Q, P = (
+G, R, Q, P, M = (
     "assert_facts_grounded",
     "assert_revenue_not_on_file",
     "assert_requested_facts_reported",
     "assert_price_from_notes",
+    "assert_offer_matches_request",
 )
 SCHEMA = "schema"
 """Not a check: the submit is refused by the output model (outcome check_failed, no checks)."""
@@ -69,6 +73,13 @@ MONEY, REVENUE, GROUNDING, FALSE_ALARM, TERMS, VOCABULARY = (
     "false alarm",
     "discount or percentage",
     "fact vocabulary",
+)
+FIELDS, SCALE, PLAIN, IDENTIFIER, REQUEST = (
+    "every string field",  # second review, 7
+    "scale words and unreadable figures",  # 8
+    "plain text and revenue words",  # 9
+    "identifiers",  # 12
+    "quantity and unit",  # 13
 )
 
 
@@ -176,6 +187,181 @@ def must_fail(
 ) -> Row:  # fmt: skip
     return Row(id, cls, scenario, output, frozenset(fails), why, says, **kw)
 
+
+NOTES_11 = note_prices(_notes("acme-2026-11"))
+PILOT = next(
+    p for p in NOTES_11 if p.service not in {singular_words(s["service"]) for s in SERVICES}
+)
+"""A service the notes price that the request does not ask for."""
+
+SECOND_REVIEW: list[Row] = [
+    # ---- 7: every string field of the output is read --------------------------------------
+    must_fail("b-company-name-revenue", FIELDS, MISSING,
+              {**synth("acme-widgets-b"),
+               "company_name": "ACME WIDGETS LTD (turnover about £3.2m)"},
+              {R}, "a figure in the company name is a figure in the output",
+              "company_name gives £3,200,000"),
+    must_fail("b-null-quote-revenue", FIELDS, MISSING,
+              synth("acme-widgets-b", fact("employees", None, ABOUT, "turnover about £3.2m")),
+              {G, R}, "a quote is a string of the output too (and this one was never fetched)",
+              "the quote of fact 'employees' gives £3,200,000"),
+    must_fail("o-client-discount", FIELDS, OFFER,
+              {**offer(), "client": "Acme Widgets Ltd (20% loyalty discount agreed)"}, {P},
+              "a discount written into the client's name is offered all the same", "20% (client)"),
+    must_fail("o-client-price", FIELDS, OFFER,
+              {**offer(), "client": "Acme Widgets Ltd (implementation £14,000 agreed)"}, {P},
+              "a price in the client field is a price of the offer", "£14,000 (client"),
+    must_pass("b-company-name-honest", FIELDS, MISSING,
+              {**synth("acme-widgets-b"),
+               "company_name": "ACME WIDGETS LTD (company number 04417321, since 2002)"},
+              "a company name carrying its number and a year gives no revenue figure"),
+    must_pass("o-client-address", FIELDS, OFFER,
+              {**offer(), "client": "Acme Widgets Ltd, Unit 7, Leeds LS11 5QR"},
+              "an address in the client field is no price"),
+    # ---- 8: scale words, and figures with unknown letters ---------------------------------
+    must_fail("b-notes-mn", SCALE, MISSING, synth("acme-widgets-b", notes="Revenue c. £3.2mn."),
+              {R}, "mn is a scale word: £3.2mn is £3,200,000", "(£3,200,000)"),
+    must_fail("b-notes-MM", SCALE, MISSING,
+              synth("acme-widgets-b", notes="Revenue is roughly $3.2MM a year."), {R},
+              "MM is million in capitals", "($3,200,000)"),
+    must_fail("b-notes-mln-no-currency", SCALE, MISSING,
+              synth("acme-widgets-b", notes="Turnover is about 3.2 mln."), {R},
+              "mln is a scale word, with or without a currency", "3.2 mln"),
+    must_fail("b-notes-unknown-suffix", SCALE, MISSING,
+              synth("acme-widgets-b", notes="Revenue is about 3.2mm a year."), {R},
+              "3.2mm (millions or millimetres?) is uncertain, not absent: in a revenue "
+              "statement it is a revenue figure", "(3.2mm)"),
+    must_fail("o-unknown-suffix-price", SCALE, OFFER,
+              offer(terms=f"Implementation: £14kk; {TERMS_11}"), {P},
+              "money of a value no reader can tell is no price of the notes", "'£14kk' (terms)"),
+    must_pass("a-revenue-mn", SCALE, GROUNDED,
+              synth("acme-widgets-a", fact("revenue", "£4.18mn", FILING, FILED_REVENUE)),
+              "£4.18mn is the filing's £4,180,000"),
+    must_pass("b-notes-millimetres", SCALE, MISSING,
+              synth("acme-widgets-b", notes="Revenue is not on file. The widgets are 25mm "
+                                            "wide."),
+              "mm in lower case is millimetres, and a sentence of its own inherits no revenue"),
+    # ---- 9: plain text, and revenue in other words ----------------------------------------
+    must_fail("b-notes-soft-hyphen", PLAIN, MISSING,
+              synth("acme-widgets-b", notes="Rev\u00adenue is 3.2 million."), {R},
+              "a soft hyphen inside 'revenue' hides nothing", "(3.2 million)"),
+    must_fail("b-notes-cyrillic", PLAIN, MISSING,
+              synth("acme-widgets-b", notes="Turn\u043ever is about 3.2 million."), {R},
+              "a Cyrillic o in 'turnover' is read as the Latin letter", "(3.2 million)"),
+    must_fail("c-notes-top-line", PLAIN, MISSING,
+              synth("acme-widgets-c", notes="The top line is around £10.2 million."), {R},
+              "top line is revenue; a source stating the amount as a threshold does not make "
+              "it a sourced revenue figure", "(£10,200,000)", source_set="acme-widgets-c"),
+    must_fail("b-notes-billings", PLAIN, MISSING,
+              synth("acme-widgets-b", notes="Annual billings are roughly 3.2 million."), {R},
+              "billings are revenue", "(3.2 million)"),
+    must_fail("b-notes-arr", PLAIN, MISSING,
+              synth("acme-widgets-b", notes="ARR of about 3.2 million."), {R},
+              "annual recurring revenue is revenue", "(3.2 million)"),
+    must_pass("a-quote-soft-hyphen", PLAIN, GROUNDED,
+              synth("acme-widgets-a", fact("revenue", "£4,180,000", FILING,
+                                           "Turn\u00adover for the year: £4,180,000")),
+              "a quote is compared as plain text: a soft hyphen does not make it another quote"),
+    must_pass("c-notes-top-line-unpublished", PLAIN, MISSING,
+              synth("acme-widgets-c", notes="The top line is not published."),
+              "a negated top line gives no figure", source_set="acme-widgets-c"),
+    # ---- 12: identifiers are not figures --------------------------------------------------
+    must_pass("b-notes-sic-code", IDENTIFIER, MISSING,
+              synth("acme-widgets-b", notes="Revenue is not on file, but the SIC code is 25990."),
+              "a number right after 'code' is an identifier"),
+    must_pass("b-notes-reference-number", IDENTIFIER, MISSING,
+              synth("acme-widgets-b", notes="Revenue is not on file, but the filing's reference "
+                                            "number is 48213."),
+              "a number right after 'number' is an identifier"),
+    must_fail("b-notes-code-then-figure", IDENTIFIER, MISSING,
+              synth("acme-widgets-b", notes="Revenue is not on file, but the SIC code suggests "
+                                            "about 3.2 million."), {R},
+              "an identifier word further back does not excuse a figure", "(3.2 million)"),
+    # ---- 10: pricing misses ---------------------------------------------------------------
+    must_fail("o-no-currency-price", MONEY, OFFER,
+              offer(terms=f"Implementation: 14,000 plus VAT; {TERMS_11}"), {P},
+              "a bare number before a tax is a price, read in the notes' currency",
+              "£14,000 (terms, a price) is not in the operator's pricing notes"),
+    must_fail("o-price-word-bare", MONEY, OFFER,
+              offer(terms=f"Implementation fee: 500; {TERMS_11}"), {P},
+              "a bare number after a price word is a price", "written '500'"),
+    must_fail("o-unknown-code", MONEY, OFFER,
+              offer(terms=f"Implementation: CHF 14,000; {TERMS_11}"), {P},
+              "a currency code the reader has no name for is a currency the notes do not use",
+              "is in CHF"),
+    must_fail("o-unknown-sign", MONEY, OFFER,
+              offer(terms=f"Implementation: \u20a414,000; {TERMS_11}"), {P},
+              "so is any currency sign", "is in \u20a4"),
+    must_fail("o-no-charge", TERMS, OFFER,
+              offer(terms=f"No charge for the third workshop day; {TERMS_11}"), {P},
+              "no charge is a discount", "('No charge')"),
+    must_fail("o-half-price", TERMS, OFFER,
+              offer(terms=f"Second site audited half price; {TERMS_11}"), {P},
+              "half price is a discount", "('half price')"),
+    must_fail("o-on-the-house", TERMS, OFFER,
+              offer(notes="The first workshop day is on the house."), {P},
+              "on the house is a discount", "('on the house')"),
+    must_fail("o-pc-off", TERMS, OFFER, offer(terms=f"10pc off the retainer; {TERMS_11}"), {P},
+              "10pc is 10 per cent", "10% (terms)"),
+    must_pass("o-bare-notes-rate", MONEY, OFFER,
+              offer(line={0: {"description": f"Production line audit ({AUDIT:,.0f} per site)"}}),
+              "a bare number that is the notes' rate at the notes' unit is the notes' price"),
+    must_pass("o-counts-not-prices", FALSE_ALARM, OFFER,
+              offer(terms="payment within 30 days of invoice; 2 auditors per site; purchase "
+                          "order reference 48213; travel billed at cost; prices exclude VAT"),
+              "counts and an identifier are not prices"),
+    # ---- 11: pricing false alarms ---------------------------------------------------------
+    must_pass("o-scrap-reduction", FALSE_ALARM, OFFER,
+              offer(line={0: {"description": "Production line audit focused on scrap reduction "
+                                             "(per site)"}}),
+              "a reduction that is no price's is no discount"),
+    must_pass("o-hassle-free", FALSE_ALARM, OFFER,
+              offer(terms=f"{TERMS_11}; hassle-free cancellation of the retainer with 30 days' "
+                          "notice"),
+              "a -free compound is no freebie"),
+    must_pass("o-vat-rate", FALSE_ALARM, OFFER,
+              offer(terms="payment 30 days net; travel billed at cost; prices exclude VAT "
+                          "(currently 20%)"),
+              "a percentage stating the VAT rate is a tax, not a price"),
+    must_fail("o-reduced-fee", TERMS, OFFER,
+              offer(terms=f"reduced fee for the second site; {TERMS_11}"), {P},
+              "a reduction beside a fee is a discount", "('reduced')"),
+    must_fail("o-fee-free", TERMS, OFFER,
+              offer(terms=f"fee-free cancellation of the second workshop day; {TERMS_11}"), {P},
+              "a compound freeing a fee is a discount", "('fee-free')"),
+    must_fail("o-vat-off", TERMS, OFFER,
+              offer(terms=f"{TERMS_11} 20% off the VAT for early payment"), {P},
+              "a percentage taken off is no VAT rate", "20% (terms)"),
+    # ---- 13: quantity and unit against the request and the notes --------------------------
+    must_fail("o-quantity-x10", REQUEST, OFFER, offer(line={0: {"quantity": 20}}), {M},
+              "the request asks for 2 audits", "line 1 offers 20 x Production line audit"),
+    must_fail("o-service-left-out", REQUEST, OFFER, offer(items=ITEMS[:2]), {M},
+              "a requested service with no line", "no line offers it"),
+    must_fail("o-service-twice", REQUEST, OFFER, offer(items=[*ITEMS, ITEMS[0]]), {M},
+              "one line per service", "offered on lines 1, 4"),
+    must_fail("o-unrequested-service", REQUEST, OFFER,
+              offer(items=[*ITEMS, {"description": f"{PILOT.service} (per {PILOT.unit})",
+                                    "quantity": 1, "unit_price_gbp": float(PILOT.amount.value)}]),
+              {M}, "a service the notes price but the request does not ask for",
+              "is not a service the request asks for"),
+    must_fail("o-unit-per-day", REQUEST, OFFER,
+              offer(line={0: {"description": "Production line audit (per day)"}}), {P},
+              "the notes price the audit per site", "line 1 is priced per day"),
+    must_fail("o-count-in-another-unit", REQUEST, OFFER,
+              offer(line={0: {"description": "Production line audit (2 days)"}}), {P},
+              "the line's quantity counted in days, where the notes price per site",
+              "counts '2 days'"),
+    must_fail("o-count-contradicts-quantity", REQUEST, OFFER,
+              offer(line={0: {"description": "Production line audit (20 sites)"}}), {P},
+              "the description says 20 sites on a line of 2", "says '20 sites'"),
+    must_pass("o-unit-detail", REQUEST, OFFER,
+              offer(line={0: {"description": "Production line audit (2 sites, 1 day each)"}}),
+              "a detail per unit is not the line's unit"),
+    must_pass("o-quantity-in-words", REQUEST, OFFER,
+              offer(line={1: {"description": "Process mapping workshop (three days)"}}),
+              "the quantity in words, in the notes' unit"),
+]  # fmt: skip
+"""The second hostile review's classes (its numbers in the comments), run with ``ROWS``."""
 
 ROWS: list[Row] = [
     # ---- synthesize, revenue on file (acme-widgets-a) -------------------------------------
@@ -441,12 +627,15 @@ ROWS: list[Row] = [
               "a price in words is read, and this one is not in the notes", "£14,000 (terms"),
     must_fail("o-invented-line", MONEY, OFFER,
               offer(items=[*ITEMS, {"description": "Automation implementation package",
-                                    "quantity": 1, "unit_price_gbp": 14000}]), {P},
-              "the hallucination: a £14,000 package", "£14,000 (line 4 unit price)"),
+                                    "quantity": 1, "unit_price_gbp": 14000}]), {P, M},
+              "the hallucination: a £14,000 package, on a line nobody asked for",
+              "£14,000 (line 4 unit price)"),
     must_fail("o-unknown-service", MONEY, OFFER,
               offer(items=[*ITEMS, {"description": "Implementation package", "quantity": 1,
-                                    "unit_price_gbp": AUDIT}]), {P},
-              "a notes price on a service the notes do not have", "is not a service"),
+                                    "unit_price_gbp": AUDIT}]), {P, M},
+              "a notes price on a service neither the notes nor the request have",
+              "is not a service"),
+    *SECOND_REVIEW,
 ]  # fmt: skip
 """The acceptance table: every row runs through ``run_scenario`` (a real job, its real
 retrieval record)."""
@@ -610,8 +799,8 @@ MORE_ROWS: list[Row] = [
     must_fail("o-wrong-service-price", MONEY, OFFER,
               offer(line={0: {"unit_price_gbp": WORKSHOP}}), {P},
               "the audit at the workshop's price", "the notes price production line audit"),
-    must_fail("o-empty", MONEY, OFFER, offer(items=[]), {P},
-              "an offer pricing nothing", "prices nothing"),
+    must_fail("o-empty", MONEY, OFFER, offer(items=[]), {P, M},
+              "an offer pricing nothing offers none of the requested services", "prices nothing"),
     must_fail("o-notes-14k", MONEY, OFFER, offer(notes="list price GBP 14k"), {P},
               "GBP 14k is £14,000", "£14,000 (notes"),
     must_fail("o-wrong-unit", MONEY, OFFER,
@@ -637,6 +826,7 @@ def test_the_table_is_big_enough_and_covers_every_class() -> None:
     every = [*ROWS, *MORE_ROWS]
     assert len({r.id for r in every}) == len(every)
     classes = {MONEY, REVENUE, GROUNDING, FALSE_ALARM, TERMS, VOCABULARY}
+    classes |= {FIELDS, SCALE, PLAIN, IDENTIFIER, REQUEST}
     assert {r.cls for r in fails} == classes - {FALSE_ALARM}
     assert {r.cls for r in passes} >= classes - {VOCABULARY}
     assert all(r.why and (r.says or not r.fails) for r in every)

@@ -1,10 +1,12 @@
 """Amounts of money read out of free text, each with its currency, the same way for every check.
 
 An amount is a number (:mod:`numbers`: digits or words, with scale words) with a currency
-marker before it (``£2,400``, ``GBP 14,000``, ``$14k``, ``€2,400``) or after it
-(``14,000 pounds``, ``14k GBP``, ``two thousand four hundred pounds``). A number with no
-currency is not an amount of money, and amounts in different currencies never match: ``$1,200``
-is not the ``£1,200`` of a pricing note.
+marker before it (``£2,400``, ``GBP 14,000``, ``$14k``, ``€2,400``, ``CHF 14,000``,
+``A$14,000``, ``₤3,200,000``) or after it (``14,000 pounds``, ``14k GBP``, ``two thousand four
+hundred pounds``, ``14,000 Swiss francs``): every currency sign, code and common name
+(:mod:`currencies`), known to the reader or not. A number with no currency is not an amount of
+money, and amounts in different currencies never match: ``$1,200`` is not the ``£1,200`` of a
+pricing note, and ``CHF 14,000`` is in a currency the notes' pounds never are.
 """
 
 from __future__ import annotations
@@ -13,37 +15,30 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
+from agentic_eval.reading.currencies import (
+    ADJECTIVE,
+    CODE,
+    NAMES,
+    SIGN,
+    currency_of,
+    named_currency,
+)
 from agentic_eval.reading.numbers import Number, canonical, numbers_in
 
-_BEFORE = re.compile(r"(?<![A-Za-z])(?P<cur>US\$|\$|£|€|GBP|USD|EUR)\s*$", re.IGNORECASE)
-_AFTER = re.compile(
-    r"^\s*(?P<cur>GBP|USD|EUR|pounds?(?:\s+sterling)?|sterling|quid|dollars?|euros?)"
-    r"(?![A-Za-z])",
-    re.IGNORECASE,
+_BEFORE = re.compile(
+    rf"(?:(?<![A-Za-z])(?P<cur>(?i:US\$|GBP|USD|EUR)|[A-Z]{{1,3}}\$|{CODE})|(?P<sign>{SIGN}))\s*$"
 )
-_CURRENCY = {
-    "£": "GBP",
-    "gbp": "GBP",
-    "pound": "GBP",
-    "pounds": "GBP",
-    "sterling": "GBP",
-    "quid": "GBP",
-    "$": "USD",
-    "us$": "USD",
-    "usd": "USD",
-    "dollar": "USD",
-    "dollars": "USD",
-    "€": "EUR",
-    "eur": "EUR",
-    "euro": "EUR",
-    "euros": "EUR",
-}
+_AFTER = re.compile(
+    rf"\.?\s*(?:(?!(?i:{NAMES})(?![A-Za-z]))(?P<adj>{ADJECTIVE})\s+(?=(?i:{NAMES})(?![A-Za-z])))?"
+    rf"(?P<cur>(?i:GBP|USD|EUR|{NAMES})|{CODE})(?![A-Za-z])"
+)
 _SYMBOL = {"GBP": "£", "USD": "$", "EUR": "€"}
 
 
 @dataclass(frozen=True)
 class Amount:
-    """An amount of money: ISO 4217 currency and exact value, with where it was written."""
+    """An amount of money: ISO 4217 currency (or the sign or code written, for a currency no
+    code is known for) and exact value, with where it was written."""
 
     currency: str
     value: Decimal
@@ -57,26 +52,37 @@ class Amount:
         """What two amounts must share to be the same amount: currency and value."""
         return self.currency, self.value
 
+    @property
+    def uncertain(self) -> bool:
+        """Whether its number has unknown letters written on it (``£3.2mm``): money, of a
+        value no reader can tell (:attr:`value` is the digits alone)."""
+        return self.number is not None and self.number.uncertain
+
     def __str__(self) -> str:
         return fmt(self)
 
 
-def _currency(marker: str) -> str:
-    return _CURRENCY[marker.split()[0].casefold()]
+def amounts_in(text: str, *, uncertain: bool = False) -> list[Amount]:
+    """Every amount of money written in ``text``, in order of appearance.
 
-
-def amounts_in(text: str) -> list[Amount]:
-    """Every amount of money written in ``text``, in order of appearance."""
+    Args:
+        text: The text.
+        uncertain: Also money whose number has unknown letters on it (``£3.2mm``): see
+            :attr:`Amount.uncertain`.
+    """
     found: list[Amount] = []
-    for n in numbers_in(text):
+    for n in numbers_in(text, uncertain=uncertain):
         if n.percent:
             continue
         before = _BEFORE.search(text, max(0, n.start - 10), n.start)
-        after = _AFTER.match(text[n.end :])
+        after = _AFTER.match(text, n.end)
         if before is not None:
-            found.append(Amount(_currency(before["cur"]), n.value, before.start(), n.end, n))
+            marker = before["cur"] or before["sign"]
+            found.append(Amount(currency_of(marker), n.value, before.start(), n.end, n))
         elif after is not None:
-            found.append(Amount(_currency(after["cur"]), n.value, n.start, n.end + after.end(), n))
+            cur = after["cur"]
+            currency = named_currency(after["adj"], cur) if after["adj"] else currency_of(cur)
+            found.append(Amount(currency, n.value, n.start, after.end(), n))
     return found
 
 
@@ -86,7 +92,8 @@ def gbp(value: float) -> Amount:
 
 
 def fmt(amount: Amount) -> str:
-    """``£14,000``, ``$1,200``, ``€2,400.50``."""
+    """``£14,000``, ``$1,200``, ``€2,400.50``, ``14,000 CHF`` (an uncertain amount is shown as
+    written by whoever reads it: its value is the digits alone)."""
     symbol = _SYMBOL.get(amount.currency)
     whole = amount.value == amount.value.to_integral_value()
     figure = f"{amount.value:,.0f}" if whole else f"{amount.value:,.2f}"

@@ -1,8 +1,9 @@
 """Whether a quote, read in its source, states a value *as that fact* of the vocabulary.
 
-A quote is found in its source (whitespace and case aside) and read there: the fact's own words
-must be inside the quote, and the value must be in the same sentence of the quote, read whole
-from the source (a quote cut to ``£4`` out of ``£4,180,000`` states £4,180,000, and the
+A quote is found in its source (whitespace and case aside; both read as plain text by the
+check, so a soft hyphen or a look-alike letter changes nothing) and read there: the fact's own
+words must be inside the quote, and the value must be in the same sentence of the quote, read
+whole from the source (a quote cut to ``£4`` out of ``£4,180,000`` states £4,180,000, and the
 ``200`` of "ships to more than 200 customers" counts customers even if the quote stops before
 "customers").
 
@@ -14,8 +15,11 @@ from the source (a quote cut to ``£4`` out of ``£4,180,000`` states £4,180,00
 - ``employees``: one count, stated as a count of employees/staff/team/workforce ("38-strong
   team", "employees during the year: 38"), not of customers or widgets.
 - ``revenue``: one amount of money with its currency, stated as revenue by the revenue lexicon
-  (:mod:`revenue`) in the same currency and the same amount (``£4.18 million`` is
-  ``£4,180,000``).
+  (:mod:`revenue`) in the same currency and the same amount (``£4.18 million`` and ``£4.18mn``
+  are ``£4,180,000``).
+
+A value holding a number no reader can read (``£4.18mm``, ``38ish``) is not of its fact's
+kind, and a figure in a source that cannot be read states no value.
 """
 
 from __future__ import annotations
@@ -136,8 +140,8 @@ def _states_address(address: list[str], source: str, clip: Span) -> bool:
 
 
 def _count(value: str) -> int | None:
-    found = numbers_in(value)
-    if len(found) != 1 or found[0].percent or amounts_in(value):
+    found = numbers_in(value, uncertain=True)
+    if len(found) != 1 or found[0].percent or found[0].uncertain or amounts_in(value):
         return None
     n = found[0]
     if n.value != n.value.to_integral_value() or _leftover(
@@ -168,7 +172,9 @@ def _states_count(count: int, source: str, clip: Span) -> bool:
 def _money(value: str) -> Amount | None:
     found = amounts_in(value)
     dates = [(d.start, d.end) for d in dates_in(value, years=True)]
-    figures = [n for n in numbers_in(value) if not any(a <= n.start < b for a, b in dates)]
+    figures = [
+        n for n in numbers_in(value, uncertain=True) if not any(a <= n.start < b for a, b in dates)
+    ]
     return found[0] if len(found) == 1 and len(figures) == 1 else None
 
 

@@ -2,8 +2,9 @@
 
 ``CHECKS_BY_TEMPLATE`` attaches the universal invariants to the step templates: ``synthesize``
 always runs the grounding check (and the revenue and completeness checks, which a replay of a real
-job needs as much as a scenario does) and ``draft_offer`` always runs the price check, for
-scenarios and for replays of real jobs alike.
+job needs as much as a scenario does) and ``draft_offer`` always runs the price check and the
+request check (the lines are the services and quantities the job asks for), for scenarios and
+for replays of real jobs alike.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from agentic_eval.agent.tools import DomainFault
 from agentic_eval.checks.base import Check
 from agentic_eval.workflow.lead_intel.checks import (
     assert_facts_grounded,
+    assert_offer_matches_request,
     assert_price_from_notes,
     assert_requested_facts_reported,
     assert_revenue_not_on_file,
@@ -96,7 +98,7 @@ DRAFT_OFFER = StepTemplate(
     output_model=OfferDraft,
     tools=TOOLS,
     make_env=make_env,
-    checks=(assert_price_from_notes,),
+    checks=(assert_price_from_notes, assert_offer_matches_request),
 )
 
 LEAD_INTELLIGENCE = WorkflowDefinition(
