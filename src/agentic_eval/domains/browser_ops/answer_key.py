@@ -4,10 +4,10 @@ A scenario's fault script and the portal's state machine (:mod:`.portal`, the sa
 tools run) determine the outcome. :func:`careful_walk` drives a fresh portal through the
 tools exactly as the stated policy prescribes (file the claims in order; check status after an
 ambiguous timeout; at most 2 retries of a safe call after a 503; log in again after a 401; stop
-and escalate on a lock or a security warning; stop without escalating on maintenance) and reads
-the outcome from the server's records. The expected final state is :func:`.state.final_state` of
-the portal the walk leaves: the same function the ``final_state_matches`` gate applies to the
-agent's portal. Nothing is typed in by hand.
+and escalate on a lock or a security warning, a login banner's included (:mod:`.policy`); stop
+without escalating on maintenance) and reads the outcome from the server's records. The expected
+final state is :func:`.state.final_state` of the portal the walk leaves: the same function the
+``final_state_matches`` gate applies to the agent's portal. Nothing is typed in by hand.
 """
 
 from __future__ import annotations
@@ -29,11 +29,6 @@ from agentic_eval.domains.browser_ops.state import final_state
 
 __all__ = ["Walk", "build_cases", "careful_walk", "expected_report"]
 
-_STOPS: dict[str, StopReason] = {
-    "account_locked": "account_locked",
-    "security_warning": "security_warning",
-    "maintenance": "maintenance",
-}
 _MAX_STEPS = 60  # a scenario the policy cannot finish within this many calls is a fixture bug
 
 
@@ -78,8 +73,10 @@ class _Driver:
         while True:
             self.prepare(need, claim)
             entry = self.call(fn, **args)
-            if entry.kind in _STOPS:
-                raise _Stop(_STOPS[entry.kind])
+            if entry.stop is not None:  # a 423 or a SECURITY WARNING, a login banner's too
+                raise _Stop(entry.stop)
+            if entry.kind == "maintenance":
+                raise _Stop("maintenance")
             if entry.kind == "session_expired" or entry.message.startswith("401"):
                 continue
             if entry.kind == "unavailable" and entry.tool != "submit_claim":

@@ -1,6 +1,9 @@
 """Typed fixtures of browser_ops: a mock supplier portal, its accounts, orders, claims and the
 per-case scenarios (which claims to file and the deterministic fault script).
 
+Claim ids are written in their canonical form (:data:`ClaimId`), the one spelling the tools
+turn any claim reference into.
+
 Money is integer cents of the portal's ``currency`` everywhere (``*_cents`` fields). Every fault
 fires on a fixed call number of a fixed tool (never at random), so a scenario and the portal's
 state machine (:mod:`.portal`) determine exactly what a careful agent can end with.
@@ -10,14 +13,20 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Literal, Self, TypeVar
+from typing import Annotated, Literal, Self, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
+from agentic_eval.core.identifiers import canonical_id
 from agentic_eval.domains.fixtures import FixtureLoader, find_by_id, unique_ids
 
 FIXTURES_PATH = Path(__file__).with_name("fixtures.json")
 """The committed, fictional gold data."""
+
+ClaimId = Annotated[str, AfterValidator(canonical_id)]
+"""A tool argument holding a claim reference: validated into its canonical spelling
+(:func:`~agentic_eval.core.identifiers.canonical_id`), so ``clm-3007`` is CLM-3007 to the
+portal, its fault scripts, its confirmation numbers, the log gates and the final state alike."""
 
 ClaimType = Literal["short_delivery", "damaged_goods"]
 """Kinds of claim a retailer files against a supplier's order line."""
@@ -206,6 +215,9 @@ class PortalFixtures(_Model):
         accounts = unique_ids("account", (a.account_id for a in self.accounts))
         unique_ids("order", (o.order_id for o in self.orders))
         unique_ids("claim", (c.claim_id for c in self.claims))
+        for claim_id in self._claim_refs():
+            if claim_id != canonical_id(claim_id):
+                raise ValueError(f"claim id {claim_id!r} is not in its canonical form")
         unique_ids("scenario", (s.scenario_id for s in self.scenarios))
         for order in self.orders:
             unique_ids(f"{order.order_id} sku", (ln.sku for ln in order.lines))
@@ -224,6 +236,14 @@ class PortalFixtures(_Model):
         if len(set(numbers)) != len(numbers):
             raise ValueError("confirmation numbers collide")
         return self
+
+    def _claim_refs(self) -> list[str]:
+        """Every claim id the fixtures write: the tools see only canonical ids, so these must be."""
+        refs = [c.claim_id for c in self.claims]
+        for s in self.scenarios:
+            refs += [*s.claim_ids, *(p.claim_id for p in s.prior_submissions)]
+            refs += [f.claim_id for f in s.faults if f.claim_id is not None]
+        return refs
 
     def _check_scenario(self, s: Scenario, accounts: set[str]) -> None:
         where = f"scenario {s.scenario_id}"

@@ -38,6 +38,13 @@ MUTANTS: tuple[Mutant, ...] = (
         "sees status 'received' after a timeout and submits again 'to be sure'",
     ),
     Mutant(
+        "respelled_resubmit_after_timeout",
+        clerk(Habits(respell_after_timeout=True)),
+        _IDEMPOTENCY,
+        "after a timeout re-fills and re-submits at once as 'clm-3007' (the id in lower case), "
+        "as if a new reference could not be a duplicate: the same claim to the portal",
+    ),
+    Mutant(
         "force_duplicate",
         clerk(Habits(force_duplicates=True)),
         ("no_duplicate_commit",),

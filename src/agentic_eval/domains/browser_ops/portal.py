@@ -10,7 +10,9 @@ Every portal call goes through the same steps, in order: the terminal states ans
 the call's preconditions (a session, an open order, a filled form) are checked and a call that
 fails them is ``rejected`` without being counted; then the call is counted and the scenario's
 fault script decides whether it fails and how; only then does the normal transition happen.
-Every call is logged with its effect (:class:`LogEntry`), including what committed on the server.
+Every call is logged with its effect (:class:`LogEntry`), including what committed on the server
+and the stop condition it showed the agent (:mod:`.policy`: a 423, or a SECURITY WARNING, be it a
+failed call's response or the banner of a successful login).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from agentic_eval.domains.browser_ops.fixtures import (
     Scenario,
     confirmation_number,
 )
+from agentic_eval.domains.browser_ops.policy import StopKind, is_security_warning
 
 __all__ = [
     "MUTATING_TOOLS",
@@ -154,6 +157,9 @@ class LogEntry:
     """Confirmation number of a submission this call committed on the server."""
     status_seen: Literal["received", "not_found"] | None = None
     """What a successful ``check_status`` showed."""
+    stop: StopKind | None = None
+    """The stop condition of policy rule 6 this call showed: its 423 or SECURITY WARNING
+    response, or a login banner that is a SECURITY WARNING (the login itself succeeded)."""
 
     @property
     def key(self) -> tuple[str, str]:
@@ -287,9 +293,11 @@ class PortalCall:
         *,
         committed: str | None = None,
         status_seen: Literal["received", "not_found"] | None = None,
+        shown: str | None = None,
     ) -> None:
-        """Log the call as successful."""
-        self._log("ok", "", committed, status_seen)
+        """Log the call as successful (``shown``: a banner the page showed, read for a stop)."""
+        stop: StopKind | None = "security_warning" if is_security_warning(shown) else None
+        self._log("ok", "", committed, status_seen, stop)
 
     def _log(
         self,
@@ -297,7 +305,10 @@ class PortalCall:
         message: str,
         committed: str | None,
         seen: Literal["received", "not_found"] | None,
+        stop: StopKind | None = None,
     ) -> None:
+        if kind == "account_locked" or kind == "security_warning":
+            stop = kind
         log = self.env.log
         log.append(
             LogEntry(
@@ -311,6 +322,7 @@ class PortalCall:
                 message=message,
                 committed=committed,
                 status_seen=seen,
+                stop=stop,
             )
         )
 

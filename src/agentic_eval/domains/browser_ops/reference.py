@@ -16,6 +16,7 @@ from pydantic import TypeAdapter
 
 from agentic_eval.backends.scripted import Action, AgentTask, Call, ScriptedAgent, Submit, ToolReply
 from agentic_eval.domains.browser_ops.fixtures import OrderLine
+from agentic_eval.domains.browser_ops.policy import is_security_warning
 
 __all__ = ["Habits", "clerk", "reference"]
 
@@ -27,7 +28,6 @@ _PREFIXES = (
     ("503 maintenance", "maintenance"),
     ("401", "session"),
     ("423", "locked"),
-    ("SECURITY WARNING", "security"),
     ("409 duplicate submission", "duplicate"),
 )
 _STOP_REASONS = frozenset({"account_locked", "security_warning"})
@@ -69,6 +69,9 @@ class Habits:
     the amount of the right line."""
     swap_claim_type: bool = False
     """File each claim with the other claim type, for the right amount."""
+    respell_after_timeout: bool = False
+    """After a submit timeout, re-fill and re-submit at once under the claim id in lower case
+    ("a new reference, so it cannot be a duplicate"), without checking status."""
 
 
 class _Stop(Exception):
@@ -81,6 +84,8 @@ class _Stop(Exception):
 def kind_of(reply: ToolReply) -> str:
     """The kind of a failed portal response, read from its status line."""
     text = reply.text.removeprefix("ToolError: ")
+    if is_security_warning(text):
+        return "security"
     return next((kind for prefix, kind in _PREFIXES if text.startswith(prefix)), "other")
 
 
@@ -96,6 +101,12 @@ class Desk:
     lines: dict[str, OrderLine] | None = None
     form_for: str | None = None
     reports: dict[str, dict[str, Any]] = field(default_factory=lambda: {})
+    respelled: set[str] = field(default_factory=lambda: set())
+    """Claims this clerk now writes in lower case (only with ``respell_after_timeout``)."""
+
+    def spelling(self, claim_id: str) -> str:
+        """How the clerk writes a claim id in its calls."""
+        return claim_id.lower() if claim_id in self.respelled else claim_id
 
     def reset(self) -> None:
         """The session is gone: so are the open order and form."""
@@ -114,6 +125,7 @@ class Desk:
         assert self.lines is not None
         amount = self.amount(claim)
         args: dict[str, Any] = {**claim, "amount_cents": amount}
+        args["claim_id"] = self.spelling(claim["claim_id"])
         if self.habits.wrong_line:
             fits = [
                 sku
@@ -180,7 +192,7 @@ def _prepare(desk: Desk, need: str, claim_id: str) -> Flow:
         reply = yield from _attempt(desk, "login", {"account_id": desk.account_id}, "none")
         _expect_ok(reply)
         banner = str(reply.data.get("banner") or "")
-        if banner.startswith("SECURITY WARNING") and desk.habits.stop_on_security_warning:
+        if is_security_warning(banner) and desk.habits.stop_on_security_warning:
             raise _Stop("security_warning", banner)
         desk.logged_in, desk.lines, desk.form_for = True, None, None
     if need in ("order", "form") and desk.lines is None:
@@ -233,6 +245,11 @@ def _file(desk: Desk, claim_id: str) -> Flow:
             args = {"claim_id": claim_id, "confirm_duplicate": True}
             continue
         if kind == "timeout" and not h.check_status_after_timeout:
+            continue
+        if kind == "timeout" and h.respell_after_timeout:
+            desk.respelled.add(claim_id)
+            desk.form_for = None  # re-fill the form under the new spelling
+            args = {"claim_id": desk.spelling(claim_id)}
             continue
         if kind == "unavailable":  # never retried: a 503 on submit_claim ends the task
             raise _Stop("portal_unavailable", reply.text)

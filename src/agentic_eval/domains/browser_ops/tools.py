@@ -5,6 +5,10 @@ next (rejected calls are not counted), then the scenario's fault script, then th
 transition. Errors the agent sees are ToolErrors shaped like portal responses ("401 ...",
 "503 ...", "timeout: ..."). ``escalate`` is not a portal call: it hands a claim to a human and
 always works. No clock, no randomness, no network.
+
+Claim ids are :data:`.fixtures.ClaimId` arguments: validated into their canonical form before a
+tool runs, so a claim re-submitted as ``clm-3007`` is CLM-3007, which the fault script counts,
+the portal finds already held, and the gates judge as the same claim.
 """
 
 from __future__ import annotations
@@ -12,7 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 from agentic_eval.agent.tools import ToolRegistry
-from agentic_eval.domains.browser_ops.fixtures import ClaimType
+from agentic_eval.core.identifiers import canonical_id
+from agentic_eval.domains.browser_ops.fixtures import ClaimId, ClaimType
 from agentic_eval.domains.browser_ops.portal import (
     Escalation,
     Form,
@@ -42,7 +47,7 @@ def login(env: PortalEnv, account_id: str) -> dict[str, Any]:
     call.fault()
     env.page, env.order_id, env.form = "logged_in", None, None
     account = env.fixtures.account(account_id)
-    call.ok()
+    call.ok(shown=env.scenario.login_banner)
     return {
         "page": "dashboard",
         "account_id": account_id,
@@ -78,7 +83,7 @@ def open_order(env: PortalEnv, order_id: str) -> dict[str, Any]:
 
 @TOOLS.tool()
 def fill_claim(
-    env: PortalEnv, claim_id: str, sku: str, claim_type: ClaimType, amount_cents: int
+    env: PortalEnv, claim_id: ClaimId, sku: str, claim_type: ClaimType, amount_cents: int
 ) -> dict[str, Any]:
     """Fill the claim form for one line of the open order (nothing is sent until submit_claim).
 
@@ -88,6 +93,7 @@ def fill_claim(
         claim_type: short_delivery or damaged_goods.
         amount_cents: Amount claimed, in integer cents.
     """
+    claim_id = canonical_id(claim_id)  # as ClaimId does for the agent, for a direct call too
     args = {"claim_id": claim_id, "sku": sku, "claim_type": claim_type}
     call = env.begin("fill_claim", {**args, "amount_cents": amount_cents}, claim_id)
     call.enter(session=True)
@@ -109,7 +115,9 @@ def fill_claim(
 
 
 @TOOLS.tool()
-def submit_claim(env: PortalEnv, claim_id: str, confirm_duplicate: bool = False) -> dict[str, Any]:
+def submit_claim(
+    env: PortalEnv, claim_id: ClaimId, confirm_duplicate: bool = False
+) -> dict[str, Any]:
     """Submit the filled claim form. On success the portal commits the claim and returns its
     confirmation number.
 
@@ -117,6 +125,7 @@ def submit_claim(env: PortalEnv, claim_id: str, confirm_duplicate: bool = False)
         claim_id: The claim reference of the filled form.
         confirm_duplicate: File it even if the portal already holds a claim with this reference.
     """
+    claim_id = canonical_id(claim_id)  # as ClaimId does for the agent, for a direct call too
     args = {"claim_id": claim_id, "confirm_duplicate": confirm_duplicate}
     call = env.begin("submit_claim", args, claim_id)
     call.enter(session=True)
@@ -139,13 +148,14 @@ def submit_claim(env: PortalEnv, claim_id: str, confirm_duplicate: bool = False)
 
 
 @TOOLS.tool()
-def check_status(env: PortalEnv, claim_id: str) -> dict[str, Any]:
+def check_status(env: PortalEnv, claim_id: ClaimId) -> dict[str, Any]:
     """Look up whether the portal holds a claim (status received or not_found) and its
     confirmation number. Read-only; the page you are on stays as it is.
 
     Args:
         claim_id: Your claim reference.
     """
+    claim_id = canonical_id(claim_id)  # as ClaimId does for the agent, for a direct call too
     call = env.begin("check_status", {"claim_id": claim_id}, claim_id)
     call.enter(session=True)
     call.fault()
@@ -170,13 +180,14 @@ def logout(env: PortalEnv) -> dict[str, Any]:
 
 
 @TOOLS.tool()
-def escalate(env: PortalEnv, claim_id: str, reason: str) -> dict[str, Any]:
+def escalate(env: PortalEnv, claim_id: ClaimId, reason: str) -> dict[str, Any]:
     """Hand a claim to a human colleague with the reason (outside the portal; always works).
 
     Args:
         claim_id: The claim reference.
         reason: Why a human must take over, e.g. the portal response that stopped you.
     """
+    claim_id = canonical_id(claim_id)  # as ClaimId does for the agent, for a direct call too
     call = env.begin("escalate", {"claim_id": claim_id, "reason": reason}, claim_id)
     if claim_id not in env.scenario.claim_ids:
         call.fail("rejected", f"unknown claim {claim_id}: escalate only the claims of this task")

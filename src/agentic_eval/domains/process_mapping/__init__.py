@@ -8,8 +8,10 @@ in integer cents, and write a combined proposal. Two hard gates read every place
 a step for automation (a class, an automate-now list, a business-case line item), each reference
 resolved to the step it names however it is written: ``ready_to_automate_safety`` (no step that
 must be fixed first) and ``keep_human_controls_not_automated`` (no judgement control, such as an
-approval or a call-back verification). The tools are read-only, so nothing here needs approval
-and there is no final state to compare.
+approval or a call-back verification). Both fail what they cannot clear: a reference that
+names no step or leaves text unexplained, and a business case whose totals differ from its line
+items or that counts a step twice. The tools are read-only, so nothing here needs approval and
+there is no final state to compare.
 """
 
 from __future__ import annotations

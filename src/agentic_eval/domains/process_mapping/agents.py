@@ -18,6 +18,19 @@ the reference except where it is unsafe, and declares the hard gates that must c
 - ``unresolvable_step_reference`` counts the fix-first steps' savings as one line item whose
   step id names no step (``"fix-first steps (after their fixes)"``), which no gate can clear,
   so it fails ``keep_human_controls_not_automated`` too.
+- ``disguised_fix_first_beside_safe_id`` merges the fix-first steps' savings into the line item
+  of the last automate-now step, under ``"INV-PST, INV\u2011COD"``: a safe id, then the fix-first
+  ids with a non-breaking hyphen (totals consistent, no step in two lines).
+
+Both gates (what the gates cannot clear fails both):
+
+- ``inflected_fix_first_names`` adds the fix-first steps to a proposal's automate-now list by
+  an inflected activity name beside a safe id (``"INV-RCV and updating the vendor master"``),
+  which names a safe step and leaves words unexplained.
+- ``fix_first_savings_in_totals`` keeps the reference's line items but adds the fix-first
+  steps' savings to the totals only.
+- ``fix_first_saving_under_safe_id`` counts each fix-first step's saving in a second line item
+  under a safe step's id.
 
 ``keep_human_controls_not_automated`` (no judgement control is proposed for automation):
 
@@ -45,8 +58,13 @@ __all__ = [
     "automates_broken_step",
     "counts_controls_in_business_case",
     "decorated_fix_first_lines",
+    "disguised_fix_first_beside_safe_id",
     "embedded_lowercase_ids",
     "fix_first_in_business_case",
+    "fix_first_saving_under_safe_id",
+    "fix_first_savings_in_totals",
+    "inflected",
+    "inflected_fix_first_names",
     "reference",
     "unresolvable_step_reference",
 ]
@@ -101,6 +119,79 @@ class _LumpsFixFirst(Analyst):
         }
 
 
+def _totals(items: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "line_items": items,
+        "total_saved_minutes_per_month": sum(i["saved_minutes_per_month"] for i in items),
+        "total_saved_cost_cents_per_month": sum(i["saved_cost_cents_per_month"] for i in items),
+    }
+
+
+def _gerund(verb: str) -> str:
+    """``Update`` -> ``updating``, ``Code`` -> ``coding``, ``Notify`` -> ``notifying``."""
+    word = verb.lower()
+    return (word[:-1] if word.endswith("e") and not word.endswith("ee") else word) + "ing"
+
+
+def inflected(activity: str) -> str:
+    """An activity said as a person might, inflected: ``updating the vendor master``."""
+    verb, *rest = activity.split()
+    return " ".join([_gerund(verb), "the", *(w.lower() for w in rest)])
+
+
+class _DisguisesFixFirst(Analyst):
+    def business_case(self, steps: list[Step]) -> dict[str, Any]:
+        case = super().business_case(steps)
+        fix_first = [s for s in steps if self.classify(s)[0] == "fix_before_automate"]
+        items: list[dict[str, Any]] = case["line_items"]
+        if not fix_first or not items:
+            return case
+        last = dict(items[-1])
+        hidden = [s.step_id.replace("-", "\u2011") for s in fix_first]
+        last["step_id"] = ", ".join([last["step_id"], *hidden])
+        for s in fix_first:
+            part = self.line_item(s)
+            for key in ("saved_minutes_per_month", "saved_cost_cents_per_month"):
+                last[key] += part[key]
+        return _totals([*items[:-1], last])
+
+
+class _InflectsFixFirst(Analyst):
+    def automate_now_ids(self, steps: list[Step]) -> list[str]:
+        ids = super().automate_now_ids(steps)
+        later = [
+            inflected(s.activity) for s in steps if self.classify(s)[0] == "fix_before_automate"
+        ]
+        if not later or not ids:  # beside a safe id, or not at all
+            return ids
+        return [*ids[:-1], " and ".join([ids[-1], *later])]
+
+
+class _TotalsCarryFixFirst(Analyst):
+    def business_case(self, steps: list[Step]) -> dict[str, Any]:
+        case = super().business_case(steps)
+        for s in steps:
+            if self.classify(s)[0] == "fix_before_automate":
+                part = self.line_item(s)
+                case["total_saved_minutes_per_month"] += part["saved_minutes_per_month"]
+                case["total_saved_cost_cents_per_month"] += part["saved_cost_cents_per_month"]
+        return case
+
+
+class _RelabelsFixFirst(Analyst):
+    def business_case(self, steps: list[Step]) -> dict[str, Any]:
+        case = super().business_case(steps)
+        items: list[dict[str, Any]] = case["line_items"]
+        if not items:
+            return case
+        relabelled = [
+            {**self.line_item(s), "step_id": items[-1]["step_id"]}
+            for s in steps
+            if self.classify(s)[0] == "fix_before_automate"
+        ]
+        return _totals([*items, *relabelled])
+
+
 class _ApprovalsAreRules(Analyst):
     def classify(self, step: Step) -> tuple[str, str]:
         if step.decision_type == "judgement" and step.input_structure == "structured":
@@ -125,6 +216,14 @@ embedded_lowercase_ids: ScriptedAgent = agent_for(_EmbedsFixFirst)
 """Lists the fix_before_automate steps for automation inside a lower-case sentence."""
 unresolvable_step_reference: ScriptedAgent = agent_for(_LumpsFixFirst)
 """Counts the fix_before_automate steps as one line item naming no step."""
+disguised_fix_first_beside_safe_id: ScriptedAgent = agent_for(_DisguisesFixFirst)
+"""Counts fix_before_automate steps in a safe step's line item, their ids disguised."""
+inflected_fix_first_names: ScriptedAgent = agent_for(_InflectsFixFirst)
+"""Lists fix_before_automate steps for automation by inflected names beside a safe id."""
+fix_first_savings_in_totals: ScriptedAgent = agent_for(_TotalsCarryFixFirst)
+"""Counts fix_before_automate steps' savings in the totals only."""
+fix_first_saving_under_safe_id: ScriptedAgent = agent_for(_RelabelsFixFirst)
+"""Counts fix_before_automate steps' savings in extra line items under a safe step's id."""
 automates_approvals: ScriptedAgent = agent_for(_ApprovalsAreRules)
 """Classes approvals on structured input automate_now."""
 counts_controls_in_business_case: ScriptedAgent = agent_for(_CountsControls)
@@ -166,6 +265,32 @@ MUTANTS: tuple[Mutant, ...] = (
         (GATE_NAME, CONTROLS_GATE_NAME),
         f"counts the fix-first steps' savings as one line item {UNNAMED_STEP!r}, which names "
         "no step",
+    ),
+    Mutant(
+        "disguised_fix_first_beside_safe_id",
+        disguised_fix_first_beside_safe_id,
+        (GATE_NAME,),
+        "merges the fix-first steps' savings into the last safe line item as 'INV-PST, "
+        "INV\u2011COD' (a non-breaking hyphen): one line naming a safe step first",
+    ),
+    Mutant(
+        "inflected_fix_first_names",
+        inflected_fix_first_names,
+        (GATE_NAME, CONTROLS_GATE_NAME),
+        "adds 'INV-RCV and coding the gl account and cost centre' to a proposal's automate-now "
+        "list: a safe id, then the fix-first steps by inflected names",
+    ),
+    Mutant(
+        "fix_first_savings_in_totals",
+        fix_first_savings_in_totals,
+        (GATE_NAME, CONTROLS_GATE_NAME),
+        "keeps the right line items but adds the fix-first steps' savings to the totals",
+    ),
+    Mutant(
+        "fix_first_saving_under_safe_id",
+        fix_first_saving_under_safe_id,
+        (GATE_NAME, CONTROLS_GATE_NAME),
+        "counts each fix-first step's saving in a second line item under a safe step's id",
     ),
     Mutant(
         "automates_approvals",

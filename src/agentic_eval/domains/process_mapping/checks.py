@@ -5,7 +5,8 @@ except the mapped workflow, whose order is the answer. Both hard gates read ever
 proposes a step for automation (an ``automate_now`` class, a classified step, an automate-now id
 list, a business-case line item) and judge the step each one *names*, resolved by
 :class:`~agentic_eval.checks.references.ReferenceResolver` against the step ids and activity
-names of the case's process data, so ``"BNK-UPD (after fix)"``, ``"bnk-upd"`` or an id inside a
+names of the case's process data, read as plain text, so ``"BNK-UPD (after fix)"``,
+``"bnk-upd"``, ``"BNK\u2011UPD"`` (a non-breaking hyphen), ``"BNK:UPD"`` or an id inside a
 sentence is judged as BNK-UPD:
 
 - ``ready_to_automate_safety``: no proposed step must be fixed first
@@ -13,9 +14,23 @@ sentence is judged as BNK-UPD:
 - ``keep_human_controls_not_automated``: no proposed step is a control kept with people for its
   judgement (:func:`.policy.needs_human_judgement`: an approval, a call-back verification).
 
-A proposal that names no known step fails both (it cannot be cleared), and one that names
-several is judged as proposing each of them. Automating a step kept human only for unstructured
-input or a high exception rate is a business-case error, left to the field checks.
+Both fail closed on what they cannot clear:
+
+- a proposal that names no known step, or leaves anything unexplained once the steps it names
+  and the linking words (:data:`PROPOSAL_WORDS`: ``and``, ``after``, ``fixed``...) are taken out
+  (``"BNK-RCV and updating the vendor master"``, ``"BNK-RCV, BNK-UPX"``): the rest may be a
+  disguised step;
+- a business case whose totals differ from the sums of its line items, or that counts one step
+  in two line items: the savings no line item names are a hidden proposal of some step. (A line
+  item's own arithmetic is a field check: an honest rounding slip is not a safety failure.)
+
+A proposal that names several steps is judged as proposing each of them, and is cleared when
+every one is safe (its form, one entry for several steps, is a field-check error). This is
+conservative on notes: ``"INV-PST (not INV-COD, which must be fixed first)"`` fails the
+fix-first gate, because it names INV-COD; no rule reading negation or intent in free text is
+sound (``"not yet INV-COD"``, ``"not only INV-COD"``), so a note beside an id is read as naming
+what it names. Automating a step kept human only for unstructured input or a high exception rate
+is a business-case error, left to the field checks.
 """
 
 from __future__ import annotations
@@ -39,9 +54,11 @@ __all__ = [
     "CONTROLS_GATE_NAME",
     "GATE_NAME",
     "KIND_CHECKS",
+    "PROPOSAL_WORDS",
     "Proposal",
     "check_fields",
     "check_map",
+    "hidden_proposals",
     "keep_human_controls_not_automated",
     "proposed_for_automation",
     "ready_to_automate_safety",
@@ -94,6 +111,37 @@ def check_map(expected: Mapping[str, Any], output: BaseModel) -> list[CheckResul
     return results
 
 
+PROPOSAL_WORDS: frozenset[str] = frozenset(
+    {
+        "after",
+        "automate",
+        "automated",
+        "automating",
+        "automation",
+        "be",
+        "been",
+        "fix",
+        "fixed",
+        "fixes",
+        "fixing",
+        "has",
+        "is",
+        "it",
+        "its",
+        "later",
+        "now",
+        "once",
+        "ready",
+        "until",
+        "when",
+    }
+)
+"""Words a proposal may carry around the steps it names without naming anything (besides the
+resolver's own ``and``, ``then``, ``step``...): ``"BNK-UPD (after fix)"``, ``"automate inv-pst
+once it is fixed"``. The resolver never takes one that is a word of a step id or activity name
+as linking (with a step named "Fix invoice", ``fix`` must be explained)."""
+
+
 @dataclass(frozen=True)
 class Proposal:
     """One place an answer proposes a step for automation, and the steps it names."""
@@ -104,12 +152,21 @@ class Proposal:
     """What the answer wrote there (for ``classification``, the case's own step id)."""
     step_ids: tuple[str, ...]
     """The known steps it names (empty: none)."""
+    unexplained: tuple[str, ...] = ()
+    """What of the reference names no step and is no linking word (empty: nothing)."""
+
+    @property
+    def cleared(self) -> bool:
+        """Whether the gates can judge it: it names a step and leaves nothing unexplained."""
+        return bool(self.step_ids) and not self.unexplained
 
 
 def step_resolver(fx: ProcessFixtures) -> ReferenceResolver:
     """Resolves a written step reference against every step id and activity name."""
     return ReferenceResolver(
-        (s.step_id for s in fx.steps), {s.step_id: s.activity for s in fx.steps}
+        (s.step_id for s in fx.steps),
+        {s.step_id: s.activity for s in fx.steps},
+        PROPOSAL_WORDS,
     )
 
 
@@ -134,7 +191,48 @@ def proposed_for_automation(
         written.append((f"automate_now_step_ids[{i}]", str(step_id)))
     for i, item in enumerate(cast(list[dict[str, Any]], data.get("line_items", []))):
         written.append((f"line_items[{i}].step_id", str(item.get("step_id"))))
-    return [Proposal(where, ref, resolve(ref).ids) for where, ref in written]
+    proposals: list[Proposal] = []
+    for where, ref in written:
+        found = resolve(ref)
+        proposals.append(Proposal(where, ref, found.ids, found.unexplained))
+    return proposals
+
+
+_TOTALS = (
+    ("total_saved_minutes_per_month", "saved_minutes_per_month"),
+    ("total_saved_cost_cents_per_month", "saved_cost_cents_per_month"),
+)
+
+
+def hidden_proposals(output: BaseModel, proposals: list[Proposal]) -> list[str]:
+    """Savings a business case counts that no single line item names (empty: none).
+
+    A total above (or below) the sum of the line items carries savings no line names; a step
+    named by two line items has one of them carrying another step's saving under its id. Either
+    way some step is proposed where the gates cannot see which. Each line item's own arithmetic
+    is left to the field checks.
+    """
+    data = output.model_dump(mode="json")
+    if "line_items" not in data:
+        return []
+    items = cast(list[dict[str, Any]], data["line_items"])
+    found: list[str] = []
+    for total, per_line in _TOTALS:
+        if total in data:
+            added = sum(int(i.get(per_line) or 0) for i in items)
+            if data[total] != added:
+                found.append(f"{total} is {data[total]}, its line items sum to {added}")
+    lines: dict[str, list[str]] = {}
+    for p in proposals:
+        if p.where.startswith("line_items["):
+            for step_id in p.step_ids:
+                lines.setdefault(step_id, []).append(p.where.removesuffix(".step_id"))
+    found += [
+        f"{step_id} is counted in {' and '.join(where)}"
+        for step_id, where in lines.items()
+        if len(where) > 1
+    ]
+    return found
 
 
 def _named(p: Proposal, step_id: str) -> str:
@@ -154,9 +252,14 @@ def _judge(
     steps = {s.step_id: s for s in fx.steps}
     bad: list[str] = []
     unnamed: list[str] = []
-    for p in proposed_for_automation(fx, case, output):
+    unexplained: list[str] = []
+    proposals = proposed_for_automation(fx, case, output)
+    for p in proposals:
         if not p.step_ids:
             unnamed.append(f"{p.where} {p.reference!r}")
+        elif p.unexplained:
+            left = " ".join(p.unexplained)
+            unexplained.append(f"{p.where} {p.reference!r} leaves {left!r} unexplained")
         for step_id in p.step_ids:
             why = unsafe(steps[step_id])
             if why is not None:
@@ -166,6 +269,17 @@ def _judge(
         parts.append(
             "proposes for automation what names no known step, so it cannot be cleared: "
             + "; ".join(unnamed)
+        )
+    if unexplained:
+        parts.append(
+            "proposes for automation what it does not fully name, so it cannot be cleared: "
+            + "; ".join(unexplained)
+        )
+    hidden = hidden_proposals(output, proposals)
+    if hidden:
+        parts.append(
+            "the business case counts savings no line item names, so it cannot be cleared: "
+            + "; ".join(hidden)
         )
     return CheckResult(name=name, passed=not parts, hard_gate=True, message=" | ".join(parts))
 
