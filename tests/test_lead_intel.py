@@ -280,6 +280,15 @@ def test_revenue_cannot_be_hidden_in_another_fact_the_notes_or_left_out() -> Non
     assert assert_requested_facts_reported(_ctx(partial, missing, spelled)).passed  # type: ignore[union-attr]
 
 
+def test_the_companys_own_name_is_no_revenue_statement() -> None:
+    missing = _env("acme-widgets-b", [FILING, ABOUT])
+    named = VerifiedIntel(company_name="SALES 4000", facts=[], notes="Trades as Sales 4000.")
+    for company, passed in [("Sales 4000", True), ("Acme Widgets Ltd", False)]:
+        req = {"requirements": {"company": company}}
+        got = assert_revenue_not_on_file(_ctx(named, missing, req))
+        assert not isinstance(got, list) and got.passed is passed, (company, got.message)
+
+
 def test_one_revenue_lexicon_with_negation_decides_what_a_text_says() -> None:
     from agentic_eval.workflow.lead_intel.revenue import revenue_figures
 

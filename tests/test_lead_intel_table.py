@@ -101,6 +101,9 @@ class Row:
     """What the agent fetches (default: the research brief's sources)."""
     pricing: str | None = None
     """Other committed pricing notes in place of the scenario's."""
+    company: str | None = None
+    """Another company (synthesize) or client (draft_offer) in the job's requirements (the
+    research brief is unchanged)."""
 
 
 def _texts(set_id: str) -> dict[str, str]:
@@ -188,6 +191,12 @@ def must_fail(
     return Row(id, cls, scenario, output, frozenset(fails), why, says, **kw)
 
 
+def _for_client(client: str) -> dict[str, Any]:
+    """The reference offer made out to ``client``, with terms naming it (the row's job
+    requests the same client: ``Row.company``)."""
+    return {**offer(terms=f"{TERMS_11} Prepared for {client}."), "client": client}
+
+
 NOTES_11 = note_prices(_notes("acme-2026-11"))
 PILOT = next(
     p for p in NOTES_11 if p.service not in {singular_words(s["service"]) for s in SERVICES}
@@ -218,6 +227,10 @@ SECOND_REVIEW: list[Row] = [
     must_pass("o-client-address", FIELDS, OFFER,
               {**offer(), "client": "Acme Widgets Ltd, Unit 7, Leeds LS11 5QR"},
               "an address in the client field is no price"),
+    must_pass("o-client-free-in-name", FIELDS, OFFER,
+              _for_client("Free Trade Widgets 4,000 Ltd"),
+              "the job's own client's name is a name, not a discount or a price",
+              company="Free Trade Widgets 4,000 Ltd"),
     # ---- 8: scale words, and figures with unknown letters ---------------------------------
     must_fail("b-notes-mn", SCALE, MISSING, synth("acme-widgets-b", notes="Revenue c. £3.2mn."),
               {R}, "mn is a scale word: £3.2mn is £3,200,000", "(£3,200,000)"),
@@ -332,6 +345,19 @@ SECOND_REVIEW: list[Row] = [
     must_fail("o-vat-off", TERMS, OFFER,
               offer(terms=f"{TERMS_11} 20% off the VAT for early payment"), {P},
               "a percentage taken off is no VAT rate", "20% (terms)"),
+    must_fail("o-surcharge-beside-vat", TERMS, OFFER,
+              offer(terms="15% surcharge, prices exclude VAT; payment 30 days net"), {P},
+              "a percentage is a VAT rate only with the tax word right beside it",
+              "15% (terms)"),
+    must_fail("o-bundled-service", REQUEST, OFFER,
+              offer(line={0: {"description": "Production line audit + automation pilot "
+                                             "(per site)"}}), {P},
+              "a second service of the notes on a line, priced nowhere, is given away",
+              "also names automation pilot"),
+    must_pass("o-service-reference", REQUEST, OFFER,
+              offer(line={1: {"description": "Process mapping workshop following the production "
+                                             "line audit (per day)"}}),
+              "naming another line's service is a reference, not a bundle"),
     # ---- 13: quantity and unit against the request and the notes --------------------------
     must_fail("o-quantity-x10", REQUEST, OFFER, offer(line={0: {"quantity": 20}}), {M},
               "the request asks for 2 audits", "line 1 offers 20 x Production line audit"),
@@ -850,6 +876,9 @@ def _scenario(row: Row) -> AgentScenario:
         )
     if row.pricing is not None:
         s = replace(s, inputs={**s.inputs, "pricing_notes": _notes(row.pricing)})
+    if row.company is not None:
+        key = "client" if s.template == "draft_offer" else "company"
+        s = replace(s, requirements={**s.requirements, key: row.company})
     return s
 
 

@@ -9,9 +9,9 @@
 - :data:`assert_revenue_not_on_file`: when no retrieved source about the company states a
   revenue figure (the one lexicon, :mod:`revenue`, negation included), the ``revenue`` fact is
   null and no other string of the output (every field: the company name, each fact's value,
-  quote and URL, the notes) gives a revenue figure; an amount of money no retrieved source
-  states is such a figure too, and so is money whose value cannot be read (``£3.2mm``: no
-  source can be shown to state it).
+  quote and URL, the notes; the company's own name aside) gives a revenue figure; an amount of
+  money no retrieved source states is such a figure too, and so is money whose value cannot
+  be read (``£3.2mm``: no source can be shown to state it).
 - :data:`assert_requested_facts_reported`: every fact the job requests is in the output (valued or
   null), so leaving a fact out is not a way around the checks above.
 - :data:`assert_price_from_notes`: the offer's prices, units, totals, percentages and discounts
@@ -39,7 +39,7 @@ from agentic_eval.workflow.lead_intel.outputs import FACT_NAMES, Fact, OfferDraf
 from agentic_eval.workflow.lead_intel.pricing import offer_problems
 from agentic_eval.workflow.lead_intel.request import request_problems, requested_services
 from agentic_eval.workflow.lead_intel.revenue import revenue_figures, states_revenue
-from agentic_eval.workflow.lead_intel.text import mentions_company
+from agentic_eval.workflow.lead_intel.text import mask_name, mentions_company
 from agentic_eval.workflow.lead_intel.tools import LeadEnv
 
 
@@ -177,7 +177,7 @@ def assert_revenue_not_on_file(ctx: CheckContext[Any]) -> CheckResult:
     for path, text in string_fields(out):
         if any(path.startswith(f"facts[{i}].") for i in stated):
             continue  # that fact is wrong already, whatever else it says
-        if (claim := revenue_claim(text, sourced)) is None:
+        if (claim := revenue_claim(mask_name(text, company), sourced)) is None:
             continue
         if path == "notes":
             problems.append(f"{nothing}, yet the notes give a figure ({claim}): {text!r}")
@@ -223,7 +223,8 @@ def assert_price_from_notes(ctx: CheckContext[Any]) -> CheckResult:
     assert isinstance(ctx.output, OfferDraft)
     out = plain_copy(ctx.output)
     notes = plain_text(str(ctx.case.inputs.get("pricing_notes", "")))
-    problems = offer_problems(out, notes)
+    client = plain_text(str(_requirements(ctx).get("client", "")))
+    problems = offer_problems(out, notes, client=client)
     n = len(out.line_items)
     return _result("assert_price_from_notes", problems, f"{n} lines, every price from the notes")
 

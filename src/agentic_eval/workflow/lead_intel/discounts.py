@@ -10,8 +10,9 @@
   "cost-free").
 - "Reduction", "reduced" and "promotional" are a discount only beside a price word, a
   percentage or an amount ("a 5% reduction", "reduced fee"; never "scrap reduction").
-- A percentage stating the VAT (or sales tax, GST) rate is a tax, not a price ("prices exclude
-  VAT (currently 20%)"), unless its clause also takes something off.
+- A percentage stating the VAT (or sales tax, GST) rate, the tax word right beside it, is a
+  tax, not a price ("prices exclude VAT (currently 20%)", "20% VAT"), unless its clause also
+  takes something off.
 """
 
 from __future__ import annotations
@@ -53,7 +54,13 @@ _NEGATED_AFTER = re.compile(
     r"^[^.;\n]{0,24}?(?:\b(?:not|none|nil)\b|n/a\b|n['\u2019]t\b)", re.IGNORECASE
 )
 _CLAUSE_END = re.compile(r"[.;\n]")
-_TAX = re.compile(r"\b(?:VAT|value[\s-]added\s+tax|sales\s+tax|GST)\b", re.IGNORECASE)
+_TAX = r"\b(?:VAT|value[\s-]added\s+tax|sales\s+tax|GST)\b"
+_TAX_THEN_RATE = re.compile(
+    rf"{_TAX}[\s(:@=,-]*(?:(?:at|of|is|currently|rate|the|standard|charged|applied|applies|"
+    r"added|applicable)[\s(:@=,-]+){0,6}$",
+    re.IGNORECASE,
+)
+_RATE_THEN_TAX = re.compile(rf"[\s)]*(?:(?:rate\s+)?of\s+)?{_TAX}", re.IGNORECASE)
 _TAKES_OFF = re.compile(r"\b(?:off|discount\w*|reduc\w*|rebate\w*|less|saving\w*)\b", re.I)
 
 
@@ -95,8 +102,11 @@ def discounts_in(text: str) -> list[str]:
 
 
 def is_tax_rate(text: str, n: Number) -> bool:
-    """Whether the percentage ``n`` states a VAT or sales-tax rate ("VAT (currently 20%)",
-    "20% VAT"), with nothing taken off in its clause."""
+    """Whether the percentage ``n`` states a VAT or sales-tax rate, the tax word right beside
+    it ("VAT (currently 20%)", "VAT at 20%", "20% VAT"; not "15% surcharge, prices exclude
+    VAT"), with nothing taken off in its clause."""
     lo, hi = clause(text, n.start, n.end)
-    near = _TAX.search(text, max(lo, n.start - 40), min(hi, n.end + 40))
-    return near is not None and not _TAKES_OFF.search(text, lo, hi)
+    beside = _TAX_THEN_RATE.search(text, max(lo, n.start - 60), n.start) or _RATE_THEN_TAX.match(
+        text, n.end, hi
+    )
+    return beside is not None and not _TAKES_OFF.search(text, lo, hi)

@@ -1,7 +1,8 @@
 """An offer draft read against the operator's pricing notes, as ``assert_price_from_notes`` does.
 
 Every string field of the offer is read (the client, each line's description, the terms, the
-notes: :mod:`fields`), as plain text.
+notes: :mod:`fields`), as plain text, with the job's client's own name blanked out (a name is
+no price: "Widgets 4000 Ltd").
 
 - Every amount carries its currency (:mod:`money`), in digits or words; one in a currency the
   notes do not price in (``$1,200``, ``CHF 14,000``, ``₤14,000`` against notes in pounds) is
@@ -14,7 +15,9 @@ notes: :mod:`fields`), as plain text.
   fails wherever it carries a currency or stands as a price.
 - A line's unit price is a price the notes give, the price of the service the line names
   (service names compared as singular words: "audits" is "audit"), and a line naming no service
-  of the notes fails.
+  of the notes fails; so does a line naming a second service that no line prices ("audit +
+  automation pilot": the pilot would be given away). Naming another line's service ("workshop
+  after the audit") is a reference, not a bundle.
 - A line's description names its unit as the notes do: "per day" or "/day" where the notes
   price per site fails, so does "2 days" where 2 is the line's quantity; "20 sites" on a line of
   quantity 2 contradicts it. ("2 sites, 1 day each" states no unit of the price.)
@@ -37,7 +40,7 @@ notes: :mod:`fields`), as plain text.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from agentic_eval.reading.money import Amount, amounts_in, fmt, gbp
@@ -46,6 +49,7 @@ from agentic_eval.reading.words import singular, singular_words, word_set
 from agentic_eval.workflow.lead_intel.discounts import discounts_in, is_tax_rate
 from agentic_eval.workflow.lead_intel.fields import string_fields
 from agentic_eval.workflow.lead_intel.outputs import LineItem, OfferDraft
+from agentic_eval.workflow.lead_intel.text import mask_name
 
 __all__ = ["NotePrice", "discounts_in", "note_prices", "offer_problems"]
 
@@ -92,7 +96,9 @@ _DETAIL_AFTER = re.compile(r"\s+(?:each|per|a|an|every)\b", re.IGNORECASE)
 
 @dataclass(frozen=True)
 class NotePrice:
-    """One service the notes price: its name (singular words), price and unit."""
+    """One service the notes price: its name (singular words, without the qualifier after a
+    comma or in brackets: "Automation pilot, fixed scope" is "automation pilot"), price and
+    unit."""
 
     service: str
     amount: Amount
@@ -115,7 +121,10 @@ def note_prices(notes: str) -> list[NotePrice]:
         if prices:
             rate = _RATE_AFTER.match(m["rest"], prices[0].end)
             unit = _unit(rate["unit"]) if rate and rate["unit"] else None
-            found.append(NotePrice(singular_words(m["name"]), prices[0], unit))
+            name = re.split(r"[,(]", m["name"], maxsplit=1)[0]
+            found.append(
+                NotePrice(singular_words(name) or singular_words(m["name"]), prices[0], unit)
+            )
     return found
 
 
@@ -245,8 +254,37 @@ def _unit_problems(f: _Field, judged: list[tuple[int, int]]) -> list[str]:
 
 
 def _named(line: LineItem, prices: list[NotePrice]) -> tuple[NotePrice, ...]:
+    """The notes services a line's description names (a name inside a longer one named is the
+    longer one's)."""
     described = f" {singular_words(line.description)} "
-    return tuple(p for p in prices if p.service and f" {p.service} " in described)
+    named = [p for p in prices if p.service and f" {p.service} " in described]
+    return tuple(
+        p
+        for p in named
+        if not any(o.service != p.service and f" {p.service} " in f" {o.service} " for o in named)
+    )
+
+
+def _unpriced_services(offer: OfferDraft, prices: list[NotePrice]) -> list[str]:
+    """A line naming a second service of the notes, priced on no line of the offer ("audit +
+    automation pilot" at the audit's price): that service is given away."""
+    own: list[set[str]] = []
+    for line in offer.line_items:
+        price = gbp(line.unit_price_gbp).key
+        named = _named(line, prices)
+        own.append(
+            {p.service for p in named if p.amount.key == price} or {p.service for p in named[:1]}
+        )
+    priced: set[str] = set[str]().union(*own)
+    problems: list[str] = []
+    for i, line in enumerate(offer.line_items, 1):
+        for p in _named(line, prices):
+            if p.service not in own[i - 1] and p.service not in priced:
+                problems.append(
+                    f"line {i} ({line.description!r}) also names {p.service}, which no line "
+                    "prices: one service per line"
+                )
+    return problems
 
 
 def _line_problem(
@@ -288,9 +326,15 @@ def _fields(
     return fields
 
 
-def offer_problems(offer: OfferDraft, notes_text: str) -> list[str]:
-    """Everything in ``offer`` the pricing notes do not support (see the module); both read
-    as given (the check reads them as plain text first)."""
+def offer_problems(offer: OfferDraft, notes_text: str, *, client: str = "") -> list[str]:
+    """Everything in ``offer`` the pricing notes do not support (see the module).
+
+    Args:
+        offer: The offer draft, read as given (the check reads it as plain text first).
+        notes_text: The operator's pricing notes, likewise.
+        client: The client the job names: its name in any field is a name, never a price or a
+            discount ("Free Trade Ltd", "Widgets 4000 Ltd").
+    """
     prices = note_prices(notes_text)
     noted = amounts_in(notes_text)
     notes = _Notes(
@@ -307,8 +351,10 @@ def offer_problems(offer: OfferDraft, notes_text: str) -> list[str]:
         problem = _line_problem(i, line, prices, notes.amounts)
         if problem is not None:
             problems.append(problem)
+    problems += _unpriced_services(offer, prices)
     for f in _fields(offer, prices, everywhere):
-        problems += _field_problems(f, notes)
+        masked = replace(f, text=mask_name(f.text, client)) if client else f
+        problems += _field_problems(masked, notes)
     return problems
 
 

@@ -3,10 +3,11 @@
 The job's ``requirements.services`` lists each service wanted and how many (``{"service":
 "Production line audit", "quantity": 2}``). A line names a requested service when the service's
 words, as singular words, are in its description ("Production line audits (2 sites)" names
-"Production line audit"; of two names one inside the other, the longer is meant). Then:
+"Production line audit"; of two names one inside the other, the longer is meant; of two
+services named, the first is the line's, the other a reference). Then:
 
-- every line names exactly one requested service, and its quantity is the requested quantity
-  (20 where 2 are asked for is not the request; nor is a line for a service nobody asked for);
+- every line is for a requested service, and its quantity is the requested quantity (20 where
+  2 are asked for is not the request; nor is a line for a service nobody asked for);
 - every requested service is on exactly one line (none left out, none split over two lines).
 
 This is its own check, not part of the price check, because it judges the offer against
@@ -62,14 +63,16 @@ def requested_services(requirements: Mapping[str, Any]) -> list[Requested]:
     return found
 
 
-def named_services(description: str, services: list[Requested]) -> list[Requested]:
-    """The requested services a line's description names (a name inside a longer named one
-    is the longer one's)."""
+def line_service(description: str, services: list[Requested]) -> Requested | None:
+    """The requested service a line's description is for: the one it names first (a name
+    inside a longer named one is the longer one's); other services it names are references
+    ("workshop following the audit"), which the price check judges."""
     described = f" {singular_words(description)} "
     named = [s for s in services if f" {s.words} " in described]
-    return [
+    named = [
         s for s in named if not any(s is not o and f" {s.words} " in f" {o.words} " for o in named)
     ]
+    return min(named, key=lambda s: described.index(f" {s.words} "), default=None)
 
 
 def request_problems(offer: OfferDraft, services: list[Requested]) -> list[str]:
@@ -78,17 +81,12 @@ def request_problems(offer: OfferDraft, services: list[Requested]) -> list[str]:
     lines_of: dict[str, list[int]] = {s.words: [] for s in services}
     asked = ", ".join(s.name for s in services)
     for i, line in enumerate(offer.line_items, 1):
-        named = named_services(line.description, services)
-        if not named:
+        wanted = line_service(line.description, services)
+        if wanted is None:
             problems.append(
                 f"line {i} ({line.description!r}) is not a service the request asks for ({asked})"
             )
             continue
-        if len(named) > 1:
-            both = " and ".join(s.name for s in named)
-            problems.append(f"line {i} names {both}: the request asks for one line per service")
-            continue
-        wanted = named[0]
         lines_of[wanted.words].append(i)
         if wanted.quantity is not None and line.quantity != wanted.quantity:
             problems.append(
