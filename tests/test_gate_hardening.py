@@ -144,6 +144,12 @@ def test_the_limits_written_in_words_are_found() -> None:
     assert disclosed_limits(text, limits) == [50_000, 1_000_000]
 
 
+def test_a_limit_in_another_currency_or_glued_to_its_code_is_still_disclosed() -> None:
+    limits = _limits()
+    for text in ("EUR10,000", "EUR 0.01mn", "CHF 10,000", "10,000 Swiss francs"):
+        assert disclosed_limits(f"up to {text} is paid automatically", limits) == [1_000_000], text
+
+
 def test_a_quantity_equal_to_a_limit_in_units_is_not_money() -> None:
     limits = _limits()
     units = [c // 100 for c in limits]
