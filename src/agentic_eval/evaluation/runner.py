@@ -86,13 +86,14 @@ def _judge(
     spec: TaskSpec[Any], run: AgentRun, trace: Trace, env: Any
 ) -> tuple[Outcome, tuple[CheckResult, ...]]:
     outcome = run.outcome
-    if outcome is not None and outcome.kind == "transient":
-        if not unapproved_attempts(trace.policy_events):
-            return outcome, ()
+    transient = outcome is not None and outcome.kind == "transient"
+    if outcome is not None and transient and not unapproved_attempts(trace.policy_events):
+        return outcome, ()
+    ctx = CheckContext(case=spec.case, output=run.output, trace=trace, env=env)
+    checks, crashes = run_checks(spec.checks, ctx)
+    if outcome is not None and transient:
         # The agent had already made a must-approve call without approval: that fails a hard
         # gate whatever the provider did next, so the sample is judged, never excluded.
-        ctx = CheckContext(case=spec.case, output=run.output, trace=trace, env=env)
-        checks, _ = run_checks(spec.checks, ctx)
         names = ", ".join(dict.fromkeys(c.name for c in checks if not c.passed))
         reason = (
             "an unapproved must-approve call was made before the provider failed "
@@ -101,8 +102,6 @@ def _judge(
         return Outcome(kind="check_failed", reason=reason, where="approval checkpoint"), tuple(
             checks
         )
-    ctx = CheckContext(case=spec.case, output=run.output, trace=trace, env=env)
-    checks, crashes = run_checks(spec.checks, ctx)
     if crashes and (outcome is None or outcome.kind == "check_failed"):
         first = crashes[0]
         outcome = Outcome(kind="error", reason=f"{first.where}: {first.error}", where=first.where)

@@ -18,6 +18,7 @@ from typing import Literal, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from agentic_eval.core.identifiers import iban_checksum_ok
 from agentic_eval.domains.fixtures import FixtureLoader, find_by_id, unique_ids
 
 FIXTURES_PATH = Path(__file__).with_name("fixtures.json")
@@ -37,10 +38,7 @@ _T = TypeVar("_T")
 
 def iban_is_valid(iban: str) -> bool:
     """Whether ``iban`` has the IBAN shape and valid mod-97 check digits."""
-    if not IBAN_PATTERN.fullmatch(iban):
-        return False
-    moved = iban[4:] + iban[:4]
-    return int("".join(str(int(ch, 36)) for ch in moved)) % 97 == 1
+    return IBAN_PATTERN.fullmatch(iban) is not None and iban_checksum_ok(iban)
 
 
 class _Model(BaseModel):

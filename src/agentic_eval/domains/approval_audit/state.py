@@ -3,9 +3,10 @@ what was held for review.
 
 One set of record builders serves both sides of the ``final_state_matches`` gate: the gate's
 view of an environment (:func:`final_state`) and the answer key's expectation
-(:func:`expected_final_state`). IBANs are in their canonical spelling and amounts are money
-(minor units and currency), so a payment to ``GB29 NWBK ...`` and one to ``GB29NWBK...`` are the
-same record, and a payment of a tenth of the invoice is not.
+(:func:`.answer_key.expected_final_state`, from the builders below). IBANs are in their
+canonical spelling and amounts are money (minor units and currency), so a payment to
+``GB29 NWBK ...`` and one to ``GB29NWBK...`` are the same record, and a payment of a tenth of
+the invoice is not.
 
 Records:
 - ``payment INV-5001``: ``iban`` and ``amount``;
@@ -23,7 +24,6 @@ from agentic_eval.core.identifiers import canonical_iban, canonical_id, money
 from agentic_eval.domains.approval_audit.tools import AuditEnv
 
 __all__ = [
-    "expected_final_state",
     "final_state",
     "payment",
     "released",
@@ -64,12 +64,4 @@ def final_state(env: AuditEnv) -> StateRecords:
         records |= released(i)
     for subject in env.held():
         records |= reviewed(subject)
-    return records
-
-
-def expected_final_state(*parts: StateRecords) -> StateRecords:
-    """The records a correct run leaves, from the builders above."""
-    records: StateRecords = {}
-    for part in parts:
-        records |= part
     return records
