@@ -12,10 +12,11 @@ from collections.abc import Callable
 from importlib.metadata import entry_points
 from typing import Literal, cast
 
-from pydantic import Field
+from pydantic import Field, field_serializer
 
 from agentic_eval.backends.base import BackendError, ModelBackend, RetryPolicy
 from agentic_eval.core.messages import Frozen
+from agentic_eval.core.text import safe_url
 
 BackendKind = Literal["replay", "scripted", "live"]
 ENTRY_POINT_GROUP = "agentic_eval.backends"
@@ -29,7 +30,13 @@ class BackendSpec(Frozen):
     kind: BackendKind = Field(description="replay, scripted or live.")
     provider: str = Field(default="", description="Live provider name (anthropic, openai...).")
     model: str = Field(default="", description="Model name for live runs.")
-    base_url: str | None = Field(default=None, description="Provider base URL.")
+    base_url: str | None = Field(
+        default=None,
+        repr=False,
+        description="Provider base URL. Stored and shown only through core.text.safe_url: "
+        "credentials in it (user:password@, ?api_key=) are never persisted, so a stored spec "
+        "rebuilds a backend only when its credentials come from the environment.",
+    )
     agent: str = Field(default="", description="Scripted agent name, or the replayed agent.")
     label: str | None = Field(default=None, description="Label the run is filed under.")
     retries: int = Field(default=DEFAULT_RETRIES, ge=0, le=20, description="Transient retries.")
@@ -38,6 +45,10 @@ class BackendSpec(Frozen):
     )
     recordings: str | None = Field(default=None, description="Recordings root (replay/record).")
     record: bool = Field(default=False, description="Whether the run is recorded.")
+
+    @field_serializer("base_url")
+    def _safe_base_url(self, value: str | None) -> str | None:
+        return None if value is None else safe_url(value)
 
     def retry(self) -> RetryPolicy:
         """The retry policy."""

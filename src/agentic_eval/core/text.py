@@ -1,32 +1,121 @@
-"""Text that is printed or stored: secrets redacted, control characters made visible."""
+"""Text that is printed or stored: secrets redacted, URLs made safe, control characters visible.
+
+Two rules, used everywhere a run's text is persisted or printed:
+
+- :func:`safe_url` is the one function through which a URL is stored or shown: a password in
+  its userinfo becomes ``***`` (``user:***@``; userinfo with no password that looks like a
+  token rather than a user name becomes ``***@``) and the values of secret-looking query parameters
+  (``api_key``, ``token``, ``sig``...) become ``[REDACTED]``.
+- :func:`redact` removes known secret shapes from free text (provider error bodies, exception
+  messages): the values of the provider key variables in the environment, ``sk-...`` keys,
+  bearer tokens, ``key=`` / ``token=`` / ``secret=`` / ``password=`` values (any separator, any
+  quoting), long random-looking strings right after such words, well-known token prefixes, and
+  credentials inside URLs. It is idempotent: redacting redacted text changes nothing.
+"""
 
 from __future__ import annotations
 
 import os
 import re
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 SECRET_ENV_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "AGENTIC_EVAL_API_KEY")
-_PATTERNS = (
-    re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"),
-    re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/\-]{8,}=*"),
-    re.compile(r"(?i)((?:x-)?api[-_]?key[\"']?\s*[:=]\s*[\"']?)[^\s\"',}]{6,}"),
+REDACTED = "[REDACTED]"
+
+SECRET_WORDS = (
+    r"(?:x-)?api[-_]?key|apikey|access[-_]?key|secret[-_]?key|private[-_]?key|client[-_]?secret"
+    r"|access[-_]?token|refresh[-_]?token|id[-_]?token|auth[-_]?token|session[-_]?token"
+    r"|token|secret|password|passwd|pwd|passphrase|credentials?|key|sig|signature|auth"
+)
+"""Words whose value is a secret: query parameter names and ``word=value`` keys in text."""
+_SECRET_PARAM = re.compile(rf"(?i)^(?:{SECRET_WORDS})$|(?i:token|secret|passw|api[-_]?key)")
+
+_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    # credentials inside any URL in the text: scheme://userinfo@host
+    (re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)([^\s/@?#:]+:)[^\s/@?#]+@"), r"\1\2***@"),
+    (
+        re.compile(
+            r"(?i)\b([a-z][a-z0-9+.\-]*://)(?=[^\s/@?#:]*[0-9])(?=[^\s/@?#:]*[a-z])"
+            r"[^\s/@?#:]{12,}@"
+        ),
+        r"\1***@",
+    ),
+    (re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"), REDACTED),
+    (re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{16,}|xox[abprs]-[A-Za-z0-9\-]{10,})"), REDACTED),
+    (re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), REDACTED),
+    (re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*"), REDACTED),
+    (
+        re.compile(r"(?i)\b((?:bearer|basic|token)\s+)(?!\[REDACTED\])[A-Za-z0-9._~+/\-]{8,}=*"),
+        rf"\1{REDACTED}",
+    ),
+    # word=value, word: value, "word": "value", word%3Dvalue; the value up to a delimiter
+    (
+        re.compile(
+            rf"(?i)(?<![A-Za-z0-9])((?:{SECRET_WORDS})[\"']?\s*(?:[:=]|%3[dD])\s*[\"']?)"
+            rf"(?!\[REDACTED\])[^\s\"',;&}}<>\]]{{3,}}"
+        ),
+        rf"\1{REDACTED}",
+    ),
+    # a long random-looking string shortly after a secret word: "token is AbC123...", "key AbC"
+    (
+        re.compile(
+            rf"(?i)(?<![A-Za-z0-9])((?:{SECRET_WORDS})\b[^\w\[]{{0,3}}(?:(?:is|was|of|for)\s+)?)"
+            r"(?=[A-Za-z0-9_\-./+]*[0-9])(?=[A-Za-z0-9_\-./+]*[A-Za-z])[A-Za-z0-9_\-./+]{16,}=*"
+        ),
+        rf"\1{REDACTED}",
+    ),
 )
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def redact(text: str) -> str:
-    """``text`` with API keys and bearer tokens replaced by ``[REDACTED]``.
-
-    Redacts the values of the provider key variables in the environment, ``sk-...`` keys,
-    ``Bearer`` tokens and ``api_key=...`` / ``x-api-key: ...`` values.
-    """
+    """``text`` with every known secret shape replaced by ``[REDACTED]`` (see the module)."""
     for name in SECRET_ENV_VARS:
         value = os.environ.get(name, "")
         if len(value) >= 6 and value in text:
-            text = text.replace(value, "[REDACTED]")
-    for i, pattern in enumerate(_PATTERNS):
-        text = pattern.sub("[REDACTED]" if i == 0 else r"\1[REDACTED]", text)
+            text = text.replace(value, REDACTED)
+    for pattern, replacement in _PATTERNS:
+        text = pattern.sub(replacement, text)
     return text
+
+
+def _looks_random(text: str) -> bool:
+    """A lone URL userinfo that is a token rather than a user name."""
+    mixed = any(c.isdigit() for c in text) and any(c.isalpha() for c in text)
+    return len(text) > 32 or (len(text) >= 12 and mixed) or redact(text) != text
+
+
+def safe_url(url: str) -> str:
+    """``url`` as it may be stored or shown: the userinfo's password (or a lone token) replaced
+    by ``***``, the values of
+    secret-looking query parameters by ``[REDACTED]``, and :func:`redact` over the rest.
+
+    ``http://u:pw@h:8080/v1?api_key=k&x=1`` -> ``http://u:***@h:8080/v1?api_key=[REDACTED]&x=1``.
+    Text that does not parse as a URL is redacted as free text.
+    """
+    try:
+        parts = urlsplit(url)
+        netloc = parts.netloc
+        if "@" in netloc:
+            userinfo, host = netloc.rsplit("@", 1)
+            user, colon, _ = userinfo.partition(":")
+            if colon:
+                netloc = f"{user}:***@{host}" if user else f"***@{host}"
+            elif _looks_random(userinfo):
+                netloc = f"***@{host}"
+        query = parts.query
+        if query:
+            pairs = parse_qsl(query, keep_blank_values=True)
+            if any(_SECRET_PARAM.search(k) for k, _ in pairs):
+                query = urlencode(
+                    [(k, REDACTED if _SECRET_PARAM.search(k) else v) for k, v in pairs],
+                    safe="[]",
+                    quote_via=quote,
+                )
+        rebuilt = urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    except ValueError:
+        rebuilt = url
+    return redact(rebuilt)
 
 
 def printable(text: str) -> str:

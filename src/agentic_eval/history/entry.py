@@ -19,6 +19,7 @@ from agentic_eval.backends.spec import BackendSpec
 from agentic_eval.core.messages import Frozen
 from agentic_eval.core.scorecard import GateSummary, Scorecard
 from agentic_eval.core.settings import RunParameters
+from agentic_eval.core.text import safe_url
 
 HISTORY_SCHEMA_VERSION = 1
 
@@ -71,11 +72,20 @@ class Producer(Frozen):
     backend: str = Field(description="Backend of the responses (scripted, anthropic, openai...).")
     model: str = Field(description="Model name ('scripted:<agent>' for scripted agents).")
     provider: str | None = Field(default=None, description="Live provider, for model runs.")
-    base_url: str | None = Field(default=None, description="Provider base URL, when one was set.")
+    base_url: str | None = Field(
+        default=None,
+        description="Provider base URL, when one was set, as core.text.safe_url shows it "
+        "(no credentials).",
+    )
     recording: RecordingRef | None = Field(
         default=None,
         description="replay: the recording replayed; a recorded run: the recording it wrote.",
     )
+
+    @field_validator("base_url")
+    @classmethod
+    def _no_credentials(cls, value: str | None) -> str | None:
+        return None if value is None else safe_url(value)
 
 
 class RunConfig(Frozen):

@@ -9,7 +9,6 @@ same (run, case, sample) twice keeps one row. The gate is read back from the row
 from __future__ import annotations
 
 import os
-import re
 import uuid
 from collections.abc import Generator, Iterable
 from contextlib import contextmanager
@@ -31,6 +30,7 @@ from sqlalchemy.engine import Connection, make_url
 
 from agentic_eval._version import __version__
 from agentic_eval.core.scorecard import ProducedBy, Scorecard
+from agentic_eval.core.text import safe_url as core_safe_url
 from agentic_eval.store.models import EvalRun, EvalSample, HistoryEntryRow
 from agentic_eval.store.sqlite_rows import SQLITE_INSERT, sqlite_params
 
@@ -56,14 +56,8 @@ def database_url() -> str:
 
 
 def safe_url(url: str) -> str:
-    """The URL with any password replaced by ``***``."""
-    try:
-        parsed = make_url(url)
-        if "password" in parsed.query:
-            parsed = parsed.update_query_dict({"password": "***"})
-        return parsed.render_as_string(hide_password=True)
-    except Exception:
-        return re.sub(r"://([^:/@]*):[^@]*@", r"://\1:***@", url)
+    """The database URL as it may be shown: :func:`agentic_eval.core.text.safe_url`."""
+    return core_safe_url(url)
 
 
 def describe_db_error(exc: BaseException, url: str) -> str:

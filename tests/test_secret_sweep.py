@@ -1,0 +1,156 @@
+"""No secret reaches a file or a printout (issue 17, class 1).
+
+One password planted in the provider base URL (userinfo), one key in its query string, one token
+in a provider error body and one key in the environment. After a live ``run`` (recorded, in every
+format), ``report`` (every format, and the HTML report), ``history``, ``show`` and a live ``step``,
+no file under the history, recordings and store folders, no written document and no line printed
+holds any of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agentic_eval.backends.scripted import respond
+from agentic_eval.cli.main import main
+from agentic_eval.core import ModelRequest, ModelResponse
+from agentic_eval.core.text import redact, safe_url
+from agentic_eval.domains import get_domain
+from agentic_eval.testing import FakeProvider, Fault
+
+PASSWORD = "PwSweep7f3a9Q"
+QUERY_KEY = "QkeySweep19b2Z"
+ERROR_TOKEN = "V3ProxyTok88sweepX"
+ENV_KEY = "sk-envSweepKey-5151515151"
+SECRETS = (PASSWORD, QUERY_KEY, ERROR_TOKEN, ENV_KEY)
+
+
+def _responder(request: ModelRequest) -> ModelResponse:
+    return respond(get_domain("retail_ops").agents()["reference"], request)
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeProvider]:
+    with FakeProvider(_responder) as provider:
+        yield provider
+
+
+def _leaks(text: str) -> list[str]:
+    return [s for s in SECRETS if s in text]
+
+
+def _sweep_files(*roots: Path) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for root in roots:
+        for path in sorted(p for p in root.rglob("*") if p.is_file()):
+            data = path.read_bytes().decode("utf-8", "replace")
+            if leaks := _leaks(data):
+                found[str(path)] = leaks
+    return found
+
+
+def test_no_planted_secret_is_stored_or_printed(
+    fake: FakeProvider,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    home, history, rec, docs = (tmp_path / n for n in ("home", "history", "rec", "docs"))
+    docs.mkdir()
+    monkeypatch.setenv("AGENTIC_EVAL_HOME", str(home))
+    monkeypatch.setenv("AGENTIC_EVAL_HISTORY_DIR", str(history))
+    monkeypatch.delenv("AGENTIC_EVAL_DATABASE_URL", raising=False)
+    monkeypatch.setenv("OPENAI_API_KEY", ENV_KEY)
+    port = fake.openai_base_url.split(":")[2].split("/")[0]
+    url = f"http://sweeper:{PASSWORD}@127.0.0.1:{port}/v1"
+    printed: list[str] = []
+
+    def cli(*args: str) -> int:
+        code = main(list(args))
+        out = capsys.readouterr()
+        printed.append(out.out + out.err)
+        return code
+
+    live = ["--provider", "openai", "--base-url", url, "--model", "fake-model"]
+    live += ["--retries", "0", "--timeout", "5"]
+    fake.inject(Fault.status(400, f"proxy rejected token={ERROR_TOKEN} for this route"))
+    code = cli("run", "retail_ops", *live, "--cases", "match-00[12]", "--record",
+               "--recordings", str(rec), "--agent", "swept")  # fmt: skip
+    assert code == 1  # the 400 is an error outcome: the gate fails
+    assert "proxy rejected token=[REDACTED]" in printed[-1] or "error" in printed[-1]
+    for fmt in ("json", "markdown", "junit"):
+        cli("run", "retail_ops", *live, "--cases", "match-001", "--format", fmt,
+            "--output", str(docs / f"run.{fmt}"))  # fmt: skip
+    query = ["--base-url", f"{url}?api_key={QUERY_KEY}"]  # the SDK then posts to an unknown route
+    assert cli("run", "retail_ops", *live, *query, "--cases", "match-003", "--markdown") == 1
+    cli("run", "retail_ops", "--recordings", str(rec), "--agent", "swept", "--cases", "match-00*")
+    for fmt in ("table", "json", "markdown", "junit"):
+        out = ["--output", str(docs / f"report.{fmt}")] if fmt != "table" else []
+        cli("report", "retail_ops", "--format", fmt, *out, "--html", str(docs / f"{fmt}.html"))
+    for fmt in ("table", "json", "markdown"):
+        cli("history", "--format", fmt)
+    cli("show", "match-001", "--agent", "swept", "--recordings", str(rec))
+    cli("show", "match-002", "--agent", "swept", "--recordings", str(rec))
+    cli("step", "--scenario", "synthesize.grounded", *live[:6], "--record",
+        "--recordings", str(rec), "--agent", "swept-step")  # fmt: skip
+
+    assert len(fake.requests) > 3  # the live calls went through
+    assert (history / "retail_ops").is_dir() and any(rec.rglob("*.json"))
+    assert not _sweep_files(home, history, rec, docs)
+    leaked = {i: _leaks(text) for i, text in enumerate(printed) if _leaks(text)}
+    assert not leaked, leaked
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("proxy rejected token=V3ProxyAbc123", "V3ProxyAbc123"),
+        ("proxy rejected token: 'V3ProxyAbc123'", "V3ProxyAbc123"),
+        ('{"error": {"secret": "s3cr3t-value"}}', "s3cr3t-value"),
+        ("password=hunter22 and more", "hunter22"),
+        ("Authorization: Bearer abcdefgh12345678", "abcdefgh12345678"),
+        ("upstream said: your key is Zq81xLm2Pw93Ks7Tn4", "Zq81xLm2Pw93Ks7Tn4"),
+        ("retry http://bob:hunter22@proxy:3128/v1 later", "hunter22"),
+        ("GET /v1?api_key=AAAABBBB1234&x=1 failed", "AAAABBBB1234"),
+        ("ghp_0123456789abcdefABCDEF0123 rejected", "ghp_0123456789abcdefABCDEF0123"),
+    ],
+)
+def test_redact_removes_known_secret_shapes(text: str, secret: str) -> None:
+    cleaned = redact(text)
+    assert secret not in cleaned and ("[REDACTED]" in cleaned or "***@" in cleaned)
+    assert redact(cleaned) == cleaned  # idempotent: stored text redacts to itself
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "invoice INV-0001 failed its 3-way match: key facts differ",
+        "monkey=banana",
+        "the approval key point: amount 1200.00 EUR",
+        "Error code: 400 - {'error': {'message': 'bad request', 'type': 'invalid_request_error'}}",
+    ],
+)
+def test_redact_leaves_ordinary_text_alone(text: str) -> None:
+    assert redact(text) == text
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("http://u:PASSWORD@host/v1", "http://u:***@host/v1"),
+        ("https://ghp_Tok3nValue99x@api.example.com/v1", "https://***@api.example.com/v1"),
+        ("postgresql://evaluser@db/evals", "postgresql://evaluser@db/evals"),
+        ("http://host/v1?api_key=XYZ123&model=a", "http://host/v1?api_key=[REDACTED]&model=a"),
+        (
+            "http://host/v1?access_token=abc&sig=def",
+            "http://host/v1?access_token=[REDACTED]&sig=[REDACTED]",
+        ),
+        ("http://127.0.0.1:8080/v1", "http://127.0.0.1:8080/v1"),
+    ],
+)
+def test_safe_url_drops_userinfo_and_secret_parameters(url: str, shown: str) -> None:
+    assert safe_url(url) == shown
+    assert safe_url(shown) == shown
