@@ -71,7 +71,7 @@ def test_bare_run_replays_what_exists_and_reports_plugins(site: Path, tmp_path: 
     assert all(r["replay"]["reproduced"] for r in runs["runs"])
     assert runs["not_recorded"] == ["acme_refunds"]
     err = out.stderr
-    assert "acme_refunds: nothing recorded under evals/recordings" in err
+    assert "acme_refunds: skipped: nothing recorded under evals/recordings" in err
     assert "domain plugin 'acme_broken' failed to load and is skipped: cannot import" in err
     assert "acme_dependency_that_is_not_installed" in err
     assert "domain plugin 'acme_class' failed to load" in err

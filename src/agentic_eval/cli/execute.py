@@ -287,11 +287,17 @@ async def execute(o: RunOptions) -> int:
         render.print_results(results, verbose=o.verbose, notes=notes)
     else:
         click.echo(document, nl=not document.endswith("\n"))
+    strict = o.mode == "replay" and bool(o.domains)  # each named domain must replay something
     for name in plan.not_recorded:
-        warn(
-            f"{name}: nothing recorded under {o.recordings}; record it with "
-            f"`agentic-eval run {name} --backend scripted --record`"
-        )
+        hint = f"record it with `agentic-eval run {name} --backend scripted --record`"
+        if strict:
+            click.echo(
+                f"agentic-eval: error: {name}: nothing recorded under {o.recordings} to "
+                f"replay; {hint}",
+                err=True,
+            )
+        else:
+            warn(f"{name}: skipped: nothing recorded under {o.recordings}; {hint}")
     for job in plan.jobs:
         if isinstance(job.backend, RecordingBackend) and job.backend.skipped:
             cases = ", ".join(c if n == 0 else f"{c}@{n}" for _, c, n in job.backend.skipped[:5])
@@ -304,8 +310,16 @@ async def execute(o: RunOptions) -> int:
     if stopper():
         return stopper.exit_code()
     if o.mode == "replay":
+        if not results and not plan.broken:
+            where = "" if o.recordings.is_dir() else " (no such folder)"
+            click.echo(
+                f"agentic-eval: error: nothing to replay: no recording under "
+                f"{o.recordings}{where} matches; nothing was judged",
+                err=True,
+            )
+            return 1
         ok = all(r.reproduced for r in results) and not plan.broken
-        return 0 if ok and (results or not plan.jobs) else 1
+        return 0 if ok and not (strict and plan.not_recorded) else 1
     return max((EXIT_CODES[r.gate.verdict] for r in results), default=0)
 
 

@@ -283,8 +283,9 @@ def report(
     differs between the runs (agent, model, parameters, prompt, tools, fixtures, answer key,
     version, commit) and when runs are replays, so a replay is never taken for new agent
     behaviour. The history is $AGENTIC_EVAL_HISTORY_DIR (default evals/history).
-    Exit codes: 0, 1 with --fail-on-regression when a case regressed, 2 for usage errors and
-    unreadable history files.
+    Exit codes: 0, 1 with --fail-on-regression when a case regressed, 2 for usage errors,
+    unreadable or inconsistent history files, and --fail-on-regression with nothing to compare
+    (no history, or a named suite without a run to compare against).
     \b
     Examples:
       agentic-eval report retail_ops
@@ -311,7 +312,33 @@ def report(
         print_report(view)
     if html_path is not None:
         _write(html_path, report_html(view))
-    if fail_on_regression and view.regressions:
+    if fail_on_regression:
+        return _gate(view, domains)
+    return 0
+
+
+def _gate(view: ReportView, domains: tuple[str, ...]) -> int:
+    """--fail-on-regression: 1 when a case regressed; 2 when there was nothing to compare (no
+    history, or a named suite without two runs): a regression gate never passes on nothing."""
+    missing = [s for s in view.suites if s.diff is None]
+    compared = len(view.suites) - len(missing)
+    for s in missing:
+        level = "error" if domains or not compared else "warning"
+        click.echo(
+            f"agentic-eval: {level}: --fail-on-regression: {s.suite}: nothing compared "
+            f"({printable(s.note)})",
+            err=True,
+        )
+    if not view.suites:
+        click.echo(
+            f"agentic-eval: error: --fail-on-regression: no runs in the history under "
+            f"{history_dir()}: nothing to compare",
+            err=True,
+        )
+        return 2
+    if view.regressions:
         click.echo(f"agentic-eval: {view.regressions} case(s) regressed", err=True)
         return 1
+    if (domains and missing) or not compared:
+        return 2
     return 0
