@@ -1,59 +1,73 @@
-"""``agentic-eval guard``: fail when git tracks real data (the CI check of the design)."""
+"""``agentic-eval guard``: fail when what git would commit holds real data (the CI check of the
+design, and the pre-commit hook of ``.pre-commit-hooks.yaml``)."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import click
 
-from agentic_eval.core.realdata import MARK, fixture_dir_env, marked_files
+from agentic_eval.core.realdata import (
+    MARK,
+    PARSE_LIMIT,
+    REAL_DATA_KEY,
+    GitIndexError,
+    fixture_dir_env,
+    staged_marked_files,
+)
 from agentic_eval.core.text import printable
 
+_HELP = f"""Fail (exit 1) when the git index (what a commit takes) holds real data.
 
-@click.command()
+\b
+It reads the staged copy of every path in the index, not the work tree:
+a file staged with its mark and edited afterwards fails, a marked file
+not yet staged does not. In CI the index is the checked-out commit; in
+a pre-commit hook (see .pre-commit-hooks.yaml) it is what is being
+committed, `git commit -a` included. Exit 2: not in a git work tree.
+
+\b
+Real fixtures live under EVAL_FIXTURE_DIR, outside the repository. A path
+fails when it lies under EVAL_FIXTURE_DIR, or when its staged copy, read as
+JSON, JSON lines or YAML whatever its name, holds a mapping with the key
+"{MARK}" (every transcript, scorecard, case file or history
+entry derived from real fixtures has it) or the key "{REAL_DATA_KEY}" set to
+true. Every copy is also scanned as text (all that a file over {PARSE_LIMIT >> 20} MiB
+or one that does not parse gets) for the key "{MARK}" with a
+sha256 value, or "{REAL_DATA_KEY}" with true inside an object or alone on a
+YAML line. `make test` (and so CI) runs it.
+"""
+
+
+class _CannotCheck(click.ClickException):
+    """The index cannot be read: a usage error (exit 2), not a verdict."""
+
+    exit_code = 2
+
+
+@click.command(help=_HELP)
 @click.option(
     "--repo",
     type=click.Path(path_type=Path, file_okay=False, exists=True),
     default=Path(),
     show_default=True,
-    help="A folder inside the git repository to check.",
+    help="A folder inside the git work tree to check.",
 )
 def guard(repo: Path) -> int:
-    """Fail (exit 1) when git tracks real data.
-
-    \b
-    Real fixtures live under EVAL_FIXTURE_DIR, outside the repository. A tracked file fails the
-    guard when it lies under EVAL_FIXTURE_DIR, carries the mark "external_fixtures" (every
-    transcript, scorecard, case file or history entry derived from real fixtures does), or
-    declares "real_data": true. `make test` (and so CI) runs it.
-    """
+    """The ``guard`` command (its help is ``_HELP``)."""
     try:
-        top = subprocess.run(
-            ["git", "-C", str(repo), "rev-parse", "--show-toplevel"],
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=60,
-        ).stdout.strip()
-        listed = subprocess.run(
-            ["git", "-C", top, "ls-files", "-z", "--cached"],
-            capture_output=True,
-            check=True,
-            timeout=60,
-        ).stdout
-    except (OSError, subprocess.SubprocessError) as exc:
-        raise click.ClickException(f"cannot list the files git tracks in {repo}: {exc}") from None
-    tracked = [p for p in listed.decode("utf-8", "replace").split("\0") if p]
-    found = marked_files(Path(top), tracked, fixture_dir_env())
-    for line in found:
-        click.echo(f"agentic-eval: real data tracked by git: {printable(line)}", err=True)
-    if found:
+        scan = staged_marked_files(repo, fixture_dir_env())
+    except GitIndexError as exc:
+        raise _CannotCheck(str(exc)) from None
+    for line in scan.findings:
+        click.echo(f"agentic-eval: real data staged in git: {printable(line)}", err=True)
+    if scan.findings:
         click.echo(
-            f"agentic-eval: error: {len(found)} tracked file(s) hold real data; remove them "
-            f"from git (files marked {MARK!r} come from EVAL_FIXTURE_DIR)",
+            f"agentic-eval: error: {len(scan.findings)} staged file(s) hold real data; take them "
+            "out of the index (`git rm --cached PATH`, or `git restore --staged PATH` for the "
+            f"committed copy); files marked {MARK!r} come from EVAL_FIXTURE_DIR",
             err=True,
         )
         return 1
-    click.echo(f"guard: none of {len(tracked)} tracked files holds real data")
+    click.echo(f"guard: none of {scan.files} files in the git index holds real data")
     return 0
