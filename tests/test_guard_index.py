@@ -225,3 +225,10 @@ def test_the_repository_offers_the_guard_as_a_pre_commit_hook(
     assert program == "agentic-eval"
     assert main([*args, "--repo", str(REPO)]) == 0
     assert "files in the git index holds real data" in capsys.readouterr().out
+
+
+def test_marked_files_reads_work_tree_copies_by_the_same_rules(tmp_path: Path) -> None:
+    (tmp_path / "fixture.yml").write_text(yaml.safe_dump({REAL_DATA_KEY: True}))
+    (tmp_path / "README.md").write_text(f'Derived files carry "{MARK}": "<sha256>".\n')
+    found = realdata.marked_files(tmp_path, ["fixture.yml", "README.md", "gone.json"], None)
+    assert found == [f'fixture.yml: work-tree copy declares "{REAL_DATA_KEY}": true (read as YAML)']
