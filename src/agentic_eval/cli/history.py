@@ -47,6 +47,7 @@ def _suites(domains: tuple[str, ...]) -> list[str]:
 
 def _points(suite: str, limit: int) -> list[PointView]:
     stored = load_history(suite)
+    _warn_doubts(suite, stored, stored[-limit:] if limit else stored)
     marker = read_baseline(suite) if stored else None
     newest = list(reversed(stored))
     if limit:
@@ -123,6 +124,22 @@ def history(domains: tuple[str, ...], limit: int, fmt: str) -> int:
     for suite, points in listing:
         console.print(_table(suite, points))
     return 0
+
+
+def _warn_doubts(suite: str, stored: list[StoredEntry], listed: list[StoredEntry]) -> None:
+    """One warning line per broken chain link and per listed entry the store contradicts."""
+    from agentic_eval.history.verify import evidence_problems
+    from agentic_eval.report import open_store
+
+    if not listed:
+        return
+    chain, against = evidence_problems(stored, open_store(), listed)
+    for line in chain:
+        click.echo(f"agentic-eval: warning: history chain: {suite}: {printable(line)}", err=True)
+    for line in against:
+        click.echo(
+            f"agentic-eval: warning: {suite}: {printable(line)}: edited after the run", err=True
+        )
 
 
 @click.group("baseline")

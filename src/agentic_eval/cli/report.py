@@ -26,6 +26,7 @@ from agentic_eval.history import (
     load_history,
     read_baseline,
 )
+from agentic_eval.history.verify import evidence_problems
 from agentic_eval.recordings.files import write_atomic
 from agentic_eval.report import (
     ChangeView,
@@ -114,6 +115,14 @@ def _pick(
     return Pick(suite, history, head, base, note)
 
 
+@dataclass(frozen=True)
+class Doubts:
+    """What makes the history read doubtful: broken chains, entries the store contradicts."""
+
+    chain: tuple[str, ...] = ()
+    store: tuple[str, ...] = ()
+
+
 def build_report(
     domains: tuple[str, ...], base_ref: str | None, head_ref: str | None, transcripts: bool
 ) -> ReportView:
@@ -123,6 +132,14 @@ def build_report(
         click.UsageError: For runs of different suites, or a suite outside DOMAINS.
         HistoryError: For unreadable history files and runs that cannot be found.
     """
+    return checked_report(domains, base_ref, head_ref, transcripts)[0]
+
+
+def checked_report(
+    domains: tuple[str, ...], base_ref: str | None, head_ref: str | None, transcripts: bool
+) -> tuple[ReportView, Doubts]:
+    """:func:`build_report`, and what the history's chains and the store say against it (the
+    runs compared are checked against the store's sample rows and its copy of their entries)."""
     suites = _suites(domains)
     named: dict[str, StoredEntry] = {}
     for side, ref in (("base", base_ref), ("head", head_ref)):
@@ -137,10 +154,17 @@ def build_report(
         if domains and only not in domains:
             raise click.UsageError(f"the run given is a run of {only}, not of {', '.join(domains)}")
         suites = [only]
-    finder = TranscriptFinder(open_store()) if transcripts else None
+    store = open_store()
+    finder = TranscriptFinder(store) if transcripts else None
     reports: list[SuiteReport] = []
+    chain: list[str] = []
+    contradicted: list[str] = []
     for suite in suites:
         p = _pick(suite, base_ref, head_ref, named)
+        compared = [s for s in (p.head, p.base) if s is not None]
+        broken, against = evidence_problems(p.history, store, compared) if compared else ([], [])
+        chain.extend(f"{suite}: {line}" for line in broken)
+        contradicted.extend(f"{suite}: {line}" for line in against)
         marker = read_baseline(suite) if p.history else None
         diff = None
         if p.head is not None and p.base is not None:
@@ -156,7 +180,7 @@ def build_report(
                 transcripts=finder,
             )
         )
-    return ReportView(suites=tuple(reports))
+    return ReportView(suites=tuple(reports)), Doubts(tuple(chain), tuple(contradicted))
 
 
 def _console() -> Console:
@@ -298,9 +322,18 @@ def report(
         if ref is not None and not ref.strip():
             raise click.UsageError("--base/--head must not be empty")
     try:
-        view = build_report(domains, base_ref, head_ref, transcripts=html_path is not None)
+        view, doubts = checked_report(domains, base_ref, head_ref, html_path is not None)
     except HistoryError as exc:
         raise HistoryProblem(printable(str(exc))) from None
+    if doubts.store:
+        for line in doubts.store[1:]:
+            click.echo(f"agentic-eval: error: {printable(line)}", err=True)
+        raise HistoryProblem(
+            f"{printable(doubts.store[0])}: the history entry was edited after the run; "
+            "refusing to report on it"
+        )
+    for line in doubts.chain:
+        click.echo(f"agentic-eval: warning: history chain: {printable(line)}", err=True)
     renderers = {"json": report_json, "markdown": report_markdown, "junit": report_junit}
     if fmt != "table":
         document = renderers[fmt](view)
@@ -313,6 +346,13 @@ def report(
     if html_path is not None:
         _write(html_path, report_html(view))
     if fail_on_regression:
+        if doubts.chain:
+            click.echo(
+                "agentic-eval: error: --fail-on-regression: the history chain is broken (see "
+                "above): an entry was deleted, reordered or edited; not gating on it",
+                err=True,
+            )
+            return 2
         return _gate(view, domains)
     return 0
 

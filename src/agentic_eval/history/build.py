@@ -19,7 +19,7 @@ from agentic_eval.history.entry import (
     ReplayResult,
     RunConfig,
 )
-from agentic_eval.history.files import StoredEntry, write_entry
+from agentic_eval.history.files import StoredEntry, append_entry
 from agentic_eval.history.fingerprints import fingerprints, recording_ref
 from agentic_eval.recordings.layout import LabelError, agent_dir
 from agentic_eval.tasks.spec import TaskSpec
@@ -132,4 +132,4 @@ def record_session(
         HistoryError: When the entry cannot be written.
     """
     entry = entry_from_session(result, domain, specs, settings, backend_spec)
-    return StoredEntry(write_entry(entry, root), entry)
+    return append_entry(entry, root)

@@ -9,11 +9,12 @@ on (system prompt, tool schemas, fixtures, answer key, package version, git comm
 
 from __future__ import annotations
 
+import hashlib
 import re
 from datetime import UTC, datetime
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from agentic_eval.backends.spec import BackendSpec
 from agentic_eval.core.messages import Frozen
@@ -21,7 +22,8 @@ from agentic_eval.core.scorecard import GateSummary, Scorecard
 from agentic_eval.core.settings import RunParameters
 from agentic_eval.core.text import safe_url
 
-HISTORY_SCHEMA_VERSION = 1
+HISTORY_SCHEMA_VERSION = 2
+"""2 adds ``previous_sha256`` (the chain); format-1 entries are still read, as unchained."""
 
 ProducerKind = Literal["scripted", "model", "replay"]
 RunMode = Literal["replay", "scripted", "live"]
@@ -125,7 +127,7 @@ class ReplayResult(Frozen):
 class HistoryEntry(Frozen):
     """One run in a suite's history (canonical JSON, reviewable in git)."""
 
-    schema_version: Literal[1] = Field(default=HISTORY_SCHEMA_VERSION, description="Format.")
+    schema_version: Literal[1, 2] = Field(default=HISTORY_SCHEMA_VERSION, description="Format.")
     run_id: str = Field(description="The store's run id.")
     suite: str = Field(description="Suite (domain) name.")
     started_at: datetime = Field(description="When the run started (UTC).")
@@ -137,11 +139,23 @@ class HistoryEntry(Frozen):
     scorecard: Scorecard = Field(description="The run's scorecard, in full.")
     gate: GateSummary = Field(description="The gate as read back from the store's sample rows.")
     replay: ReplayResult | None = Field(default=None, description="Replay fidelity.")
+    previous_sha256: str | None = Field(
+        default=None,
+        pattern=r"^[0-9a-f]{64}$",
+        description="sha256 of the file of the entry before this one in its series (None: the "
+        "first of its series). A deleted, reordered or edited entry breaks the chain.",
+    )
 
     @field_validator("run_id")
     @classmethod
     def _run_id(cls, value: str) -> str:
         return _safe(value, "run id")
+
+    @model_validator(mode="after")
+    def _chained_only_from_format_2(self) -> HistoryEntry:
+        if self.schema_version < 2 and self.previous_sha256 is not None:
+            raise ValueError("previous_sha256 needs schema_version 2")
+        return self
 
     @field_validator("suite")
     @classmethod
@@ -167,6 +181,21 @@ class HistoryEntry(Frozen):
     def pass_rate(self) -> float:
         """passed / samples (0 when there are none)."""
         return self.passed / self.samples if self.samples else 0.0
+
+
+SeriesKey = tuple[str, str, str, str]
+
+
+def series_key(entry: HistoryEntry) -> SeriesKey:
+    """A series: runs of one suite by one agent, in one approval mode, produced the same way
+    (a replay and a live run of the same agent are different series)."""
+    produced = entry.scorecard.produced_by
+    return (entry.suite, produced.agent, produced.approval_mode, entry.producer.kind)
+
+
+def entry_digest(data: str | bytes) -> str:
+    """The sha256 an entry's successor records: over the entry file's exact bytes."""
+    return hashlib.sha256(data.encode("utf-8") if isinstance(data, str) else data).hexdigest()
 
 
 def describe_producer(p: Producer) -> str:

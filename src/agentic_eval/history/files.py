@@ -13,12 +13,20 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_args
 
+import orjson
 from pydantic import BaseModel, ValidationError
 
 from agentic_eval.core.canonical import canonical_file_text
-from agentic_eval.history.entry import SAFE_NAME, HistoryEntry
+from agentic_eval.history.consistency import inconsistency
+from agentic_eval.history.entry import (
+    SAFE_NAME,
+    HistoryEntry,
+    SeriesKey,
+    entry_digest,
+    series_key,
+)
 from agentic_eval.recordings.files import RecordingError, read_bounded, write_atomic
 
 HISTORY_DIR_ENV = "AGENTIC_EVAL_HISTORY_DIR"
@@ -36,10 +44,11 @@ class HistoryError(Exception):
 
 @dataclass(frozen=True)
 class StoredEntry:
-    """An entry and the file it was read from."""
+    """An entry and the file it was read from (or written to), with that file's sha256."""
 
     path: Path
     entry: HistoryEntry
+    sha256: str = ""
 
 
 def history_dir() -> Path:
@@ -64,18 +73,53 @@ def suite_dir(suite: str, root: Path | None = None) -> Path:
     return (root or history_dir()) / suite
 
 
-def write_entry(entry: HistoryEntry, root: Path | None = None) -> Path:
-    """Write ``entry`` atomically as canonical JSON; returns its path.
+def append_entry(entry: HistoryEntry, root: Path | None = None) -> StoredEntry:
+    """Chain ``entry`` to the newest entry of its series (``previous_sha256``) and write it
+    atomically as canonical JSON.
+
+    Entries of the suite that cannot be read are not chained to (and are reported when the
+    history is read). A format-1 entry is written as given.
 
     Raises:
         HistoryError: When the file cannot be written.
     """
-    path = suite_dir(entry.suite, root) / entry_name(entry)
+    folder = suite_dir(entry.suite, root)
+    if entry.schema_version >= 2:
+        tip = _series_tip(folder, series_key(entry))
+        entry = entry.model_copy(update={"previous_sha256": tip})
+    path = folder / entry_name(entry)
+    text = canonical_file_text(entry)
     try:
-        write_atomic(path, canonical_file_text(entry))
+        write_atomic(path, text)
     except OSError as exc:
         raise HistoryError(f"cannot write {path}: {exc.strerror or exc}") from None
-    return path
+    return StoredEntry(path, entry, entry_digest(text))
+
+
+def write_entry(entry: HistoryEntry, root: Path | None = None) -> Path:
+    """:func:`append_entry`, returning the path written."""
+    return append_entry(entry, root).path
+
+
+def _series_tip(folder: Path, key: SeriesKey) -> str | None:
+    """The digest of the series' newest readable entry that no other entry follows."""
+    if not folder.is_dir():
+        return None
+    members: list[StoredEntry] = []
+    for path in sorted(folder.iterdir()):
+        if not _ENTRY_NAME.match(path.name):
+            continue
+        try:
+            stored = _read_stored(path)
+        except HistoryError:
+            continue
+        if series_key(stored.entry) == key:
+            members.append(stored)
+    followed = {s.entry.previous_sha256 for s in members}
+    tips = [s for s in members if s.sha256 not in followed] or members
+    if not tips:
+        return None
+    return max(tips, key=lambda s: (s.entry.finished_at, s.entry.started_at, s.path.name)).sha256
 
 
 def read_model(model: type[M], path: Path, what: str) -> M:
@@ -84,6 +128,10 @@ def read_model(model: type[M], path: Path, what: str) -> M:
     Raises:
         HistoryError: Naming the file: unreadable, not JSON (truncated), unknown version, invalid.
     """
+    return _read_model(model, path, what)[0]
+
+
+def _read_model(model: type[M], path: Path, what: str) -> tuple[M, bytes]:
     try:
         raw = read_bounded(path)
     except RecordingError as exc:
@@ -97,14 +145,21 @@ def read_model(model: type[M], path: Path, what: str) -> M:
         ) from None
     mapping: dict[str, Any] = data if isinstance(data, dict) else {}  # pyright: ignore[reportUnknownVariableType]
     version = mapping.get("schema_version")
-    expected = model.model_fields["schema_version"].default
-    if version != expected:
+    supported = get_args(model.model_fields["schema_version"].annotation)
+    if version not in supported or isinstance(version, bool):
+        shown = " or ".join(str(v) for v in supported)
         raise HistoryError(
-            f"{path}: {what} format version {version!r} is not the supported {expected} "
+            f"{path}: {what} format version {version!r} is not the supported {shown} "
             "(written by another version of agentic-eval?)"
         )
+    bad = _unencodable(data)
+    if bad is not None:
+        raise HistoryError(
+            f"{path}: invalid {what} at {bad}: holds a lone surrogate (\\u escape of half a "
+            "character), which no file or terminal can hold"
+        )
     try:
-        return model.model_validate(data)
+        return model.model_validate(data), raw
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = ".".join(str(p) for p in err["loc"]) or "<root>"
@@ -113,13 +168,52 @@ def read_model(model: type[M], path: Path, what: str) -> M:
         raise HistoryError(f"{path}: invalid {what}: nested too deeply") from None
 
 
+def _unencodable(data: Any) -> str | None:
+    """The path of the first string (key or value) that is not valid Unicode text."""
+    try:
+        orjson.dumps(data)
+        return None
+    except (orjson.JSONEncodeError, TypeError):
+        pass
+    stack: list[tuple[str, Any]] = [("<root>", data)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                return where
+        elif isinstance(value, dict):
+            mapping: dict[Any, Any] = value  # pyright: ignore[reportUnknownVariableType]
+            for k, v in mapping.items():
+                key = str(k)
+                try:
+                    key.encode("utf-8")
+                except UnicodeEncodeError:
+                    return f"{where} (a key)"
+                stack.append((key if where == "<root>" else f"{where}.{key}", v))
+        elif isinstance(value, list):
+            items: list[Any] = value  # pyright: ignore[reportUnknownVariableType]
+            stack.extend((f"{where}[{i}]", v) for i, v in enumerate(items))
+    return None
+
+
+def _read_stored(path: Path) -> StoredEntry:
+    entry, raw = _read_model(HistoryEntry, path, "history entry")
+    problem = inconsistency(entry)
+    if problem is not None:
+        raise HistoryError(f"{path}: refused: the entry disagrees with itself: {problem}")
+    return StoredEntry(path, entry, entry_digest(raw))
+
+
 def read_entry(path: Path) -> HistoryEntry:
-    """Read one history entry (any file name).
+    """Read one history entry (any file name), refusing one that disagrees with itself
+    (:func:`agentic_eval.history.consistency.inconsistency`).
 
     Raises:
-        HistoryError: Naming the file.
+        HistoryError: Naming the file (and the field, for an inconsistent entry).
     """
-    return read_model(HistoryEntry, path, "history entry")
+    return _read_stored(path).entry
 
 
 def _check_name(path: Path, entry: HistoryEntry, suite: str) -> None:
@@ -150,9 +244,9 @@ def load_history(suite: str, root: Path | None = None) -> list[StoredEntry]:
                 f"{path}: not a history entry name (<UTC timestamp>_<run id>.json); "
                 "move it out of the history folder"
             )
-        entry = read_entry(path)
-        _check_name(path, entry, suite)
-        found.append(StoredEntry(path, entry))
+        stored = _read_stored(path)
+        _check_name(path, stored.entry, suite)
+        found.append(stored)
     found.sort(key=lambda s: (s.entry.started_at, s.entry.run_id))
     seen: dict[str, Path] = {}
     for s in found:

@@ -12,6 +12,7 @@ import os
 import uuid
 from collections.abc import Generator, Iterable
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, cast
@@ -119,6 +120,16 @@ def clean(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [clean(v) for v in value]  # pyright: ignore[reportUnknownVariableType]
     return value
+
+
+@dataclass(frozen=True)
+class SampleVerdict:
+    """What a sample row says of one sample's verdict."""
+
+    case_id: str
+    sample: int
+    outcome: str
+    hard_gate_failed: bool
 
 
 class StoreError(Exception):
@@ -375,6 +386,40 @@ class Store:
                 .order_by(EvalSample.case_id, EvalSample.sample)
             )
             return list(session.scalars(stmt))
+
+    def sample_verdicts(self, run_ids: Iterable[str]) -> dict[str, list[SampleVerdict]]:
+        """The outcome of every stored sample of these runs (no transcripts), by run id."""
+        ids = list(dict.fromkeys(run_ids))
+        found: dict[str, list[SampleVerdict]] = {}
+        if not ids:
+            return found
+        cols = (
+            EvalSample.run_id,
+            EvalSample.case_id,
+            EvalSample.sample,
+            EvalSample.outcome,
+            EvalSample.hard_gate_failed,
+        )
+        with self._begin("read the sample rows") as conn:
+            for start in range(0, len(ids), 500):
+                stmt = select(*cols).where(EvalSample.run_id.in_(ids[start : start + 500]))
+                for run_id, case_id, sample, outcome, hard in conn.execute(stmt):
+                    found.setdefault(run_id, []).append(
+                        SampleVerdict(case_id, sample, outcome, bool(hard))
+                    )
+        return found
+
+    def history_texts(self, run_ids: Iterable[str]) -> dict[str, str]:
+        """The store's copies of these runs' history entries, by run id."""
+        ids = list(dict.fromkeys(run_ids))
+        found: dict[str, str] = {}
+        with self._begin("read the history entries") as conn:
+            for start in range(0, len(ids), 500):
+                stmt = select(HistoryEntryRow.run_id, HistoryEntryRow.entry).where(
+                    HistoryEntryRow.run_id.in_(ids[start : start + 500])
+                )
+                found.update({run_id: text for run_id, text in conn.execute(stmt)})
+        return found
 
     def close(self) -> None:
         """Dispose of the connection pool."""
