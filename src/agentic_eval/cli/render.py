@@ -1,4 +1,9 @@
-"""Terminal rendering: scorecard tables, failing cases, progress bars, JSON."""
+"""Terminal rendering: scorecard tables, failing cases, progress bars, JSON, Markdown.
+
+Text from data is escaped only through :mod:`agentic_eval.report.escape`: terminal text is
+printed as ``rich.text.Text`` (so ``[red]`` or ``:smile:`` in a label is never markup or an
+emoji), Markdown cells through ``markdown_cell``, JSON through ``json_text``.
+"""
 
 from __future__ import annotations
 
@@ -7,22 +12,23 @@ from collections.abc import Mapping, Sequence
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
-from agentic_eval.core.canonical import canonical_json
 from agentic_eval.core.scorecard import GateSummary, ProducedBy
-from agentic_eval.core.text import one_line, printable
 from agentic_eval.evaluation.gate import format_rate
 from agentic_eval.evaluation.runner import CaseRun
 from agentic_eval.evaluation.session import SessionResult
+from agentic_eval.report.escape import json_text, markdown_cell, terminal_line, terminal_text
 
 RUNS_SCHEMA_VERSION = 2
 
 
 def produced_by_label(p: ProducedBy) -> str:
-    """What produced a run, never presenting a scripted agent as a model."""
+    """What produced a run, never presenting a scripted agent as a model (plain text: escape it
+    for the document it goes into)."""
     if p.agent_kind == "scripted":
         return "scripted agent (no model)"
-    return one_line(f"model {p.model} via {p.backend}")
+    return f"model {p.model} via {p.backend}"
 
 
 def runs_json(
@@ -61,7 +67,7 @@ def runs_json(
         "not_recorded": list(not_recorded),
         "broken": list(broken),
     }
-    return canonical_json(document, indent=2) + "\n"
+    return json_text(document, indent=True) + "\n"
 
 
 def gate_text(g: GateSummary) -> str:
@@ -88,7 +94,8 @@ def domain_lines(results: Sequence[SessionResult], notes: Mapping[str, str]) -> 
         return []
     lines = ["| Domain | Replay | Notes |", "|---|---|---|"]
     for domain, (ok, total) in fidelity.items():
-        lines.append(f"| {domain} | {ok}/{total} | {one_line(notes.get(domain, ''), 160)} |")
+        note = " ".join(notes.get(domain, "").split())
+        lines.append(f"| {markdown_cell(domain)} | {ok}/{total} | {markdown_cell(note, 160)} |")
     return lines
 
 
@@ -111,10 +118,11 @@ def markdown_table(results: Sequence[SessionResult], notes: Mapping[str, str] | 
                 "reproduced" if r.reproduced else "NOT reproduced"
             )
         lines.append(
-            f"| {s.domain} | {printable(s.produced_by.agent)} | {produced_by_label(s.produced_by)} "
-            f"| {s.produced_by.approval_mode} | {t.passed}/{t.cases} | {t.hard_gate_failures} "
-            f"| {t.unapproved_attempts} / {t.unapproved_executions} "
-            f"| {gate_text(r.gate)} | {replay} |"
+            f"| {markdown_cell(s.domain)} | {markdown_cell(s.produced_by.agent)} "
+            f"| {markdown_cell(produced_by_label(s.produced_by))} "
+            f"| {markdown_cell(s.produced_by.approval_mode)} | {t.passed}/{t.cases} "
+            f"| {t.hard_gate_failures} | {t.unapproved_attempts} / {t.unapproved_executions} "
+            f"| {markdown_cell(gate_text(r.gate))} | {markdown_cell(replay)} |"
         )
     return "\n".join(lines)
 
@@ -136,9 +144,11 @@ def results_lines(results: Sequence[SessionResult]) -> list[str]:
     for r in results:
         s, t = r.scorecard, r.scorecard.totals
         lines += [
-            f"{s.domain} / {printable(s.produced_by.agent)}",
-            f"  produced by {produced_by_label(s.produced_by)}, approval "
-            f"{s.produced_by.approval_mode}",
+            terminal_line(f"{s.domain} / {s.produced_by.agent}"),
+            "  produced by "
+            + terminal_line(
+                f"{produced_by_label(s.produced_by)}, approval {s.produced_by.approval_mode}"
+            ),
             f"  passed {t.passed}/{t.cases} | check failed {t.check_failed} | error {t.error} "
             f"| transient {t.transient}",
             f"  hard-gate fail {t.hard_gate_failures} | unapproved attempted/executed "
@@ -164,9 +174,9 @@ def results_table(results: Sequence[SessionResult]) -> Table:
         s = r.scorecard
         t = s.totals
         fidelity = _fidelity(r)
-        table.add_row(
+        cells = (
             s.domain,
-            printable(s.produced_by.agent),
+            s.produced_by.agent,
             produced_by_label(s.produced_by),
             s.produced_by.approval_mode,
             f"{t.passed}/{t.cases}",
@@ -178,6 +188,7 @@ def results_table(results: Sequence[SessionResult]) -> Table:
             gate_text(r.gate),
             fidelity,
         )
+        table.add_row(*(Text(terminal_line(cell)) for cell in cells))
     return table
 
 
@@ -197,13 +208,16 @@ def print_results(
         for name in ("domain", "replay", "notes"):
             table.add_column(name, overflow="fold")
         for domain, (ok, total) in fidelity.items():
-            table.add_row(domain, f"{ok}/{total}", one_line((notes or {}).get(domain, ""), 160))
+            note = (notes or {}).get(domain, "")
+            table.add_row(
+                Text(terminal_line(domain)), f"{ok}/{total}", Text(terminal_line(note, 160))
+            )
         console.print(table)
     if console.width >= WIDE:
         console.print(results_table(results))
     else:
         for line in results_lines(results):
-            console.print(line, markup=False, highlight=False)
+            _say(console, line)
     for r in results:
         s = r.scorecard
         failing = [c for c in s.cases if c.outcome.kind != "passed" or c.hard_gate_failed]
@@ -213,37 +227,39 @@ def print_results(
         quiet = not failing and not r.problems and r.recorded_to is None
         if quiet and r.status == "finished" and r.gate.verdict == "PASS":
             continue
-        console.print(
-            f"\n{s.domain} / {printable(s.produced_by.agent)}", style="bold", markup=False
-        )
-        console.print(f"  gate: {r.gate.verdict}: {one_line(r.gate.reason)}", markup=False)
+        _say(console, "\n" + terminal_line(f"{s.domain} / {s.produced_by.agent}"), "bold")
+        _say(console, f"  gate: {r.gate.verdict}: {terminal_line(r.gate.reason)}")
         if r.status != "finished":
             done = len(r.run.cases)
-            console.print(f"  {r.status}: {done} of {r.planned} samples judged", markup=False)
+            _say(console, f"  {r.status}: {done} of {r.planned} samples judged")
         for c in shown:
             gate = " [HARD GATE]" if c.hard_gate_failed else ""
             name = c.case_id if c.sample == 0 else f"{c.case_id}@{c.sample}"
-            line = f"  {name}: {c.outcome.kind}{gate} - {one_line(c.outcome.reason, 300)}"
-            console.print(line, markup=False, highlight=False)
+            reason = terminal_line(c.outcome.reason, 300)
+            _say(console, f"  {terminal_line(name)}: {c.outcome.kind}{gate} - {reason}")
         hidden = len(failing) - len(shown)
         if hidden:
-            console.print(f"  (+{hidden} check failures; --verbose lists them)", markup=False)
+            _say(console, f"  (+{hidden} check failures; --verbose lists them)")
         for problem in r.problems[:5]:
-            console.print(f"  replay: {one_line(problem, 300)}", markup=False, highlight=False)
+            _say(console, f"  replay: {terminal_line(problem, 300)}")
         if len(r.problems) > 5:
-            console.print(f"  replay: (+{len(r.problems) - 5} more)", markup=False)
+            _say(console, f"  replay: (+{len(r.problems) - 5} more)")
         if r.recorded_to is not None:
-            where = printable(str(r.recorded_to.parent))
-            console.print(f"  recorded to {where}", markup=False, highlight=False)
+            _say(console, f"  recorded to {terminal_text(str(r.recorded_to.parent))}")
         for path in r.left_alone:
-            note = f"  left alone: {printable(str(path))} (not a transcript of this agent)"
-            console.print(note, markup=False, highlight=False)
+            where = terminal_text(str(path))
+            _say(console, f"  left alone: {where} (not a transcript of this agent)")
+
+
+def _say(console: Console, text: str, style: str = "") -> None:
+    """Print already escaped text as it is: no markup, no emoji codes, no highlighting."""
+    console.print(Text(text, style=style))
 
 
 def _stdout() -> Console:
-    console = Console(highlight=False)
+    console = Console(highlight=False, emoji=False)
     if not console.is_terminal:
-        console = Console(highlight=False, width=200)
+        console = Console(highlight=False, emoji=False, width=200)
     return console
 
 
@@ -251,18 +267,18 @@ class ProgressBar:
     """Progress of a live run on stderr: a bar on a terminal, one line per case in a log."""
 
     def __init__(self, label: str, total: int) -> None:
-        self._console = Console(stderr=True, highlight=False)
+        self._console = Console(stderr=True, highlight=False, emoji=False)
         self._label, self._total, self._done = label, total, 0
         self._progress: Progress | None = None
         if self._console.is_terminal:
             self._progress = Progress(
-                TextColumn("{task.description}"),
+                TextColumn("{task.description}", markup=False),
                 BarColumn(),
                 MofNCompleteColumn(),
                 TimeElapsedColumn(),
                 console=self._console,
             )
-            self._task = self._progress.add_task(label, total=total)
+            self._task = self._progress.add_task(terminal_line(label), total=total)
             self._progress.start()
 
     def advance(self, case_run: CaseRun) -> None:
@@ -272,11 +288,12 @@ class ProgressBar:
             self._progress.advance(self._task)
             return
         r = case_run.result
-        self._console.print(
-            f"[{self._done}/{self._total}] {self._label} {printable(r.case_id)}: {r.outcome.kind} "
-            f"({r.turns} turns, {case_run.duration_ms / 1000:.1f} s)",
-            markup=False,
+        line = (
+            f"[{self._done}/{self._total}] {terminal_line(self._label)} "
+            f"{terminal_line(r.case_id)}: {r.outcome.kind} "
+            f"({r.turns} turns, {case_run.duration_ms / 1000:.1f} s)"
         )
+        _say(self._console, line)
 
     def close(self) -> None:
         """Stop rendering."""

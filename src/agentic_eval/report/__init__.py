@@ -14,7 +14,8 @@ from agentic_eval.report.build import (
     suite_report,
     summary_view,
 )
-from agentic_eval.report.html import report_html, script_json
+from agentic_eval.report.escape import script_json
+from agentic_eval.report.html import report_html
 from agentic_eval.report.jsonfmt import (
     ReportFormatError,
     history_json,

@@ -4,18 +4,18 @@ Per suite: the pass-rate history plotted over time, the diff table (filterable b
 and for each failed case of the head run its failed checks and the transcript's turns. The
 report's JSON (the same document as ``--format json``) is embedded in a
 ``<script type="application/json">`` element with ``<``, ``>``, ``&`` and the JavaScript line
-separators escaped, so no text (a ``</script>`` in a transcript, say) can end the element early.
-Every other piece of text is HTML-escaped.
+separators escaped (:func:`agentic_eval.report.escape.script_json`), so no text (a ``</script>``
+in a transcript, say) can end the element early. Every other piece of text goes through
+:func:`agentic_eval.report.escape.html_text`, in element text and attribute values alike.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
-import html
 from collections.abc import Sequence
 
-from agentic_eval.core.canonical import canonical_json
+from agentic_eval.report.escape import html_text, script_json
 from agentic_eval.report.html_assets import CSS, JS
 from agentic_eval.report.jsonfmt import report_data
 from agentic_eval.report.plot import history_svg, legend_items
@@ -30,26 +30,6 @@ from agentic_eval.report.views import (
     TurnView,
 )
 
-_JSON_ESCAPES = {
-    "<": "\\u003c",
-    ">": "\\u003e",
-    "&": "\\u0026",
-    "\u2028": "\\u2028",
-    "\u2029": "\\u2029",
-}
-
-
-def esc(text: str) -> str:
-    """HTML-escaped text (quotes too, so it is safe in attribute values)."""
-    return html.escape(text, quote=True)
-
-
-def script_json(data: object) -> str:
-    """JSON that is safe inside a ``<script>`` element: it cannot close it or open a comment."""
-    text = canonical_json(data)
-    return "".join(_JSON_ESCAPES.get(ch, ch) for ch in text)
-
-
 _HARD = " <span class='hard'>HARD GATE</span>"
 
 
@@ -59,7 +39,7 @@ def _csp_hash(source: str) -> str:
 
 
 def _verdict(v: str) -> str:
-    return f'<span class="verdict-{esc(v)}">{esc(v)}</span>'
+    return f'<span class="verdict-{html_text(v)}">{html_text(v)}</span>'
 
 
 def _runs_table(rows: Sequence[tuple[str, RunSummaryView]]) -> str:
@@ -74,12 +54,12 @@ def _runs_table(rows: Sequence[tuple[str, RunSummaryView]]) -> str:
         if s.status != "finished":
             extra += f" ({s.status})"
         out.append(
-            f"<tr><th>{esc(label)}</th><td><code title='{esc(s.run_id)}'>"
-            f"{esc(short_id(s.run_id))}</code></td><td>{esc(when(s.started_at))}</td>"
-            f"<td>{esc(s.producer)}</td><td>{esc(s.approval_mode)}</td>"
-            f"<td>{esc(rate(s.passed, s.samples))}</td><td>{s.hard_gate_failures}</td>"
-            f"<td>{_verdict(s.verdict)}{esc(extra)}<div class='muted'>{esc(s.gate_reason)}</div>"
-            "</td></tr>"
+            f"<tr><th>{html_text(label)}</th><td><code title='{html_text(s.run_id)}'>"
+            f"{html_text(short_id(s.run_id))}</code></td><td>{html_text(when(s.started_at))}</td>"
+            f"<td>{html_text(s.producer)}</td><td>{html_text(s.approval_mode)}</td>"
+            f"<td>{html_text(rate(s.passed, s.samples))}</td><td>{s.hard_gate_failures}</td>"
+            f"<td>{_verdict(s.verdict)}{html_text(extra)}"
+            f"<div class='muted'>{html_text(s.gate_reason)}</div></td></tr>"
         )
     out.append("</table>")
     return "".join(out)
@@ -88,15 +68,15 @@ def _runs_table(rows: Sequence[tuple[str, RunSummaryView]]) -> str:
 def _diff(d: DiffView) -> str:
     out = [_runs_table([("base", d.base), ("head", d.head)])]
     if d.replay:
-        out.append(f"<p class='note replay-note'>{esc(d.replay)}</p>")
+        out.append(f"<p class='note replay-note'>{html_text(d.replay)}</p>")
     if d.causes:
-        items = "".join(f"<li>{esc(c)}</li>" for c in d.causes)
+        items = "".join(f"<li>{html_text(c)}</li>" for c in d.causes)
         out.append(f"<h3>What else changed</h3><ul class='causes'>{items}</ul>")
     else:
         out.append("<p class='muted'>Same configuration and fingerprints in both runs.</p>")
-    out.append(f"<p>{esc(counts_line(d.counts))}</p>")
+    out.append(f"<p>{html_text(counts_line(d.counts))}</p>")
     boxes = "".join(
-        f"<label><input type='checkbox' data-kind='{esc(k)}' checked> {esc(label)} "
+        f"<label><input type='checkbox' data-kind='{html_text(k)}' checked> {html_text(label)} "
         f"<span class='count'></span></label>"
         for k, label in KIND_LABELS.items()
         if k != "unchanged"
@@ -110,11 +90,12 @@ def _diff(d: DiffView) -> str:
         "<th>checks flipped (why)</th></tr>"
     ]
     for c in d.changes:
-        why = "".join(f"<div>{esc(line)}</div>" for line in flip_lines(c)) or "-"
+        why = "".join(f"<div>{html_text(line)}</div>" for line in flip_lines(c)) or "-"
         rows.append(
-            f"<tr data-kind='{esc(c.kind)}' data-case='{esc(c.name)}'><td><code>{esc(c.name)}"
-            f"</code></td><td class='kind'>{esc(KIND_LABELS.get(c.kind, c.kind))}</td>"
-            f"<td>{esc(c.before)} → {esc(c.after)}</td><td>{why}</td></tr>"
+            f"<tr data-kind='{html_text(c.kind)}' data-case='{html_text(c.name)}'>"
+            f"<td><code>{html_text(c.name)}</code></td>"
+            f"<td class='kind'>{html_text(KIND_LABELS.get(c.kind, c.kind))}</td>"
+            f"<td>{html_text(c.before)} → {html_text(c.after)}</td><td>{why}</td></tr>"
         )
     rows.append("</table>")
     out.append("".join(rows) if d.changes else "<p>No case changed or failed in either run.</p>")
@@ -127,8 +108,8 @@ def _role_class(role: str) -> str:
 
 def _turn(t: TurnView) -> str:
     blocks = [
-        f"<div class='block'><span class='role {esc(_role_class(b.role))}'>"
-        f"{esc(b.role)}</span><pre>{esc(b.text)}</pre></div>"
+        f"<div class='block'><span class='role {html_text(_role_class(b.role))}'>"
+        f"{html_text(b.role)}</span><pre>{html_text(b.text)}</pre></div>"
         for b in (*t.sent, *t.reply)
     ]
     return f"<li class='turn' value='{t.index}'>{''.join(blocks)}</li>"
@@ -136,31 +117,35 @@ def _turn(t: TurnView) -> str:
 
 def _failed(c: CaseView, t: TranscriptView | None) -> str:
     checks = "".join(
-        f"<li><code>{esc(k.name)}</code>{_HARD if k.hard_gate else ''}: "
-        f"{esc(k.message.removeprefix(k.name + ': '))}</li>"
+        f"<li><code>{html_text(k.name)}</code>{_HARD if k.hard_gate else ''}: "
+        f"{html_text(k.message.removeprefix(k.name + ': '))}</li>"
         for k in c.failed_checks
     )
-    body = [f"<ul class='checks'>{checks}</ul>" if checks else f"<p>{esc(c.reason)}</p>"]
+    body = [f"<ul class='checks'>{checks}</ul>" if checks else f"<p>{html_text(c.reason)}</p>"]
     if t is None or not t.available:
         why = t.source if t is not None else "transcripts were not loaded"
-        body.append(f"<p class='muted'>Transcript not shown: {esc(why)}</p>")
+        body.append(f"<p class='muted'>Transcript not shown: {html_text(why)}</p>")
     else:
-        body.append(f"<p class='muted'>Transcript: {esc(t.source)} ({len(t.turns)} turns)</p>")
+        body.append(
+            f"<p class='muted'>Transcript: {html_text(t.source)} ({len(t.turns)} turns)</p>"
+        )
         body.append(f"<ol class='turns' start='0'>{''.join(_turn(x) for x in t.turns)}</ol>")
         if t.output:
-            body.append(f"<h4>Submitted output</h4><pre class='output'>{esc(t.output)}</pre>")
+            body.append(f"<h4>Submitted output</h4><pre class='output'>{html_text(t.output)}</pre>")
     gate = " [HARD GATE]" if c.hard_gate_failed else ""
     summary = f"{c.name}: {c.outcome}{gate} - {c.reason}"
     return (
-        f"<details class='failed' data-case='{esc(c.name)}'><summary>{esc(summary)}</summary>"
+        f"<details class='failed' data-case='{html_text(c.name)}'>"
+        f"<summary>{html_text(summary)}</summary>"
         f"{''.join(body)}</details>"
     )
 
 
 def _suite(s: SuiteReport) -> str:
     out = [
-        f"<section class='suite' id='suite-{esc(s.suite)}' data-suite='{esc(s.suite)}'>",
-        f"<h2>{esc(s.suite)}</h2>",
+        f"<section class='suite' id='suite-{html_text(s.suite)}' "
+        f"data-suite='{html_text(s.suite)}'>",
+        f"<h2>{html_text(s.suite)}</h2>",
         "<figure class='plot'>",
         history_svg(s.suite, s.history),
         "<figcaption>Pass rate per run over time, one line per producer; hollow points are "
@@ -170,13 +155,13 @@ def _suite(s: SuiteReport) -> str:
     for colour, producer in legend_items(s.history):
         out.append(
             f"<li><svg width='12' height='12' aria-hidden='true'><circle cx='6' cy='6' r='5' "
-            f"fill='{esc(colour)}'/></svg>{esc(producer)}</li>"
+            f"fill='{html_text(colour)}'/></svg>{html_text(producer)}</li>"
         )
     out.append("</ul></figure>")
     if s.diff is not None:
         out.append(_diff(s.diff))
     else:
-        out.append(f"<p class='muted'>{esc(s.note or 'Nothing to compare.')}</p>")
+        out.append(f"<p class='muted'>{html_text(s.note or 'Nothing to compare.')}</p>")
         if s.head is not None:
             out.append(_runs_table([("latest", s.head.summary)]))
     if s.head is not None:
@@ -198,15 +183,17 @@ def report_html(view: ReportView, *, title: str = "agentic-eval report") -> str:
         f"default-src 'none'; style-src {_csp_hash(CSS)}; script-src {_csp_hash(JS)}; "
         "img-src data:; base-uri 'none'; form-action 'none'"
     )
-    nav = " · ".join(f"<a href='#suite-{esc(s.suite)}'>{esc(s.suite)}</a>" for s in view.suites)
+    nav = " · ".join(
+        f"<a href='#suite-{html_text(s.suite)}'>{html_text(s.suite)}</a>" for s in view.suites
+    )
     regressions = view.regressions
     summary = f"{len(view.suites)} suite(s), {regressions} regressed case(s)"
     parts = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
         "<meta name='viewport' content='width=device-width, initial-scale=1'>",
-        f"<meta http-equiv='Content-Security-Policy' content=\"{esc(csp)}\">",
-        f"<title>{esc(title)}</title><style>{CSS}</style></head><body>",
-        f"<header><h1>{esc(title)}</h1><p class='summary'>{esc(summary)}</p>",
+        f"<meta http-equiv='Content-Security-Policy' content=\"{html_text(csp)}\">",
+        f"<title>{html_text(title)}</title><style>{CSS}</style></head><body>",
+        f"<header><h1>{html_text(title)}</h1><p class='summary'>{html_text(summary)}</p>",
         f"<nav>{nav}</nav></header>" if nav else "</header>",
     ]
     if not view.suites:
@@ -217,5 +204,4 @@ def report_html(view: ReportView, *, title: str = "agentic-eval report") -> str:
         "</script>"
     )
     parts.append(f"<script>{JS}</script></body></html>\n")
-    document = "".join(parts)
-    return document.encode("utf-8", "replace").decode("utf-8")
+    return "".join(parts)

@@ -1,4 +1,7 @@
-"""JSON: the view models as they are, and back (``report_from_json(report_json(v)) == v``)."""
+"""JSON: the view models as they are, and back (``report_from_json(report_json(v)) == v``).
+
+Text is written through :func:`agentic_eval.report.escape.json_text` (canonical JSON; a lone
+surrogate, which no UTF-8 document can hold, becomes U+FFFD)."""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ from typing import Any, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
 
-from agentic_eval.core.canonical import canonical_json
+from agentic_eval.report.escape import json_text
 from agentic_eval.report.views import REPORT_SCHEMA_VERSION, PointView, ReportView, RunsView
 
 T = TypeVar("T")
@@ -21,7 +24,7 @@ class ReportFormatError(ValueError):
 
 
 def _text(data: Any) -> str:
-    return canonical_json(data, indent=2) + "\n"
+    return json_text(data, indent=True) + "\n"
 
 
 def report_data(view: ReportView) -> dict[str, Any]:

@@ -4,26 +4,22 @@ test-report actions and Azure DevOps also accept).
 One ``<testsuite>`` per run, one ``<testcase>`` per case and sample: ``check_failed`` is a
 ``<failure>`` whose message names the failed checks and whose text gives each check's message;
 ``error`` is an ``<error>``; ``transient`` is ``<skipped>`` (it says nothing about the agent). A
-replay adds one testcase saying whether the recording was reproduced. Characters XML 1.0 cannot
-hold are replaced, so any transcript or message text yields a well-formed document.
+replay adds one testcase saying whether the recording was reproduced. Every text and attribute
+value goes through :func:`agentic_eval.report.escape.xml_text` (control characters shown as
+``\\xNN``, what XML 1.0 cannot hold replaced) before the serializer adds the entities, so any
+transcript or message text yields a well-formed document.
 """
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 
+from agentic_eval.report.escape import xml_text
 from agentic_eval.report.text import check_line, short_id
 from agentic_eval.report.views import CaseView, ReportView, RunsView, RunView
 
-_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 REPLAY_CASE = "replay reproduces the recording"
-
-
-def xml_text(text: str) -> str:
-    """``text`` with characters XML 1.0 forbids replaced by U+FFFD."""
-    return _ILLEGAL.sub("\ufffd", text)
 
 
 def _el(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> ET.Element:

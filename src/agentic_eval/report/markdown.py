@@ -1,14 +1,20 @@
 """Markdown (GitHub-flavoured) for pull-request comments: reports, run scorecards, history.
 
-Every cell is escaped: ``|`` cannot split a row, newlines become ``<br>``, and ``<``, ``>``,
-``&`` are entities, so text from a transcript or a check message cannot inject markup.
+Every piece of text from data goes through :mod:`agentic_eval.report.escape`: table cells
+(``|`` cannot split a row, newlines become ``<br>``), code cells, inline text and the HTML of
+the ``<details>`` blocks, so text from a transcript or a check message cannot inject markup.
 """
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 
+from agentic_eval.report.escape import (
+    html_line,
+    markdown_cell,
+    markdown_code_cell,
+    markdown_text,
+)
 from agentic_eval.report.text import (
     check_line,
     counts_line,
@@ -31,14 +37,6 @@ from agentic_eval.report.views import (
 
 MAX_ROWS = 100
 """Rows per table; the rest are counted (a PR comment has a size limit)."""
-MAX_CELL = 400
-
-
-def cell(text: str) -> str:
-    """Text made safe for one table cell."""
-    text = text if len(text) <= MAX_CELL else text[: MAX_CELL - 3] + "..."
-    text = html.escape(text, quote=False).replace("|", "\\|")
-    return "<br>".join(line.strip() for line in text.splitlines()) or " "
 
 
 def _runs_table(rows: Sequence[tuple[str, RunSummaryView]]) -> list[str]:
@@ -53,9 +51,10 @@ def _runs_table(rows: Sequence[tuple[str, RunSummaryView]]) -> list[str]:
         if s.status != "finished":
             gate += f" ({s.status})"
         lines.append(
-            f"| {label} | `{cell(short_id(s.run_id))}` | {when(s.started_at)} | {cell(s.producer)} "
-            f"| {s.approval_mode} | {rate(s.passed, s.samples)} | {s.hard_gate_failures} "
-            f"| {cell(gate)} |"
+            f"| {markdown_cell(label)} | {markdown_code_cell(short_id(s.run_id))} "
+            f"| {markdown_cell(when(s.started_at))} | {markdown_cell(s.producer)} "
+            f"| {markdown_cell(s.approval_mode)} | {rate(s.passed, s.samples)} "
+            f"| {s.hard_gate_failures} | {markdown_cell(gate)} |"
         )
     return lines
 
@@ -63,10 +62,13 @@ def _runs_table(rows: Sequence[tuple[str, RunSummaryView]]) -> list[str]:
 def _changes_table(changes: Sequence[ChangeView]) -> list[str]:
     lines = ["| case | change | before → after | checks flipped (why) |", "|---|---|---|---|"]
     for c in changes[:MAX_ROWS]:
-        kind = c.kind.replace("_", " ")
+        kind = markdown_cell(c.kind.replace("_", " "))
         kind = f"**{kind}**" if c.kind == "regressed" else kind
         why = "\n".join(flip_lines(c)) or "-"
-        lines.append(f"| `{cell(c.name)}` | {kind} | {c.before} → {c.after} | {cell(why)} |")
+        lines.append(
+            f"| {markdown_code_cell(c.name)} | {kind} "
+            f"| {markdown_cell(c.before)} → {markdown_cell(c.after)} | {markdown_cell(why)} |"
+        )
     if len(changes) > MAX_ROWS:
         lines.append(f"\n... and {len(changes) - MAX_ROWS} more (see `--format json`)")
     return lines
@@ -74,13 +76,13 @@ def _changes_table(changes: Sequence[ChangeView]) -> list[str]:
 
 def diff_markdown(d: DiffView) -> list[str]:
     """One suite's diff."""
-    lines = [f"### {d.suite}: {headline(d.counts)}", ""]
+    lines = [f"### {markdown_text(d.suite)}: {headline(d.counts)}", ""]
     lines += _runs_table([("base", d.base), ("head", d.head)])
     lines.append("")
     if d.replay:
-        lines += [f"> {cell(d.replay)}", ""]
+        lines += [f"> {markdown_text(d.replay)}", ""]
     if d.causes:
-        lines += ["**What else changed:** " + cell("; ".join(d.causes)), ""]
+        lines += ["**What else changed:** " + markdown_text("; ".join(d.causes)), ""]
     else:
         lines += ["**What else changed:** nothing (same configuration and fingerprints)", ""]
     lines += [counts_line(d.counts), ""]
@@ -100,7 +102,12 @@ def diff_markdown(d: DiffView) -> list[str]:
 def _suite(s: SuiteReport) -> list[str]:
     if s.diff is not None:
         return diff_markdown(s.diff)
-    lines = [f"### {s.suite}", "", s.note or "Nothing to compare.", ""]
+    lines = [
+        f"### {markdown_text(s.suite)}",
+        "",
+        markdown_text(s.note or "Nothing to compare."),
+        "",
+    ]
     if s.head is not None:
         lines += _runs_table([("latest", s.head.summary)])
     return lines
@@ -121,14 +128,17 @@ def _failing_cases(run: RunView) -> list[str]:
     if not failing:
         return []
     lines = [
-        f"<details><summary>{cell(run.summary.suite)}: {len(failing)} failing</summary>",
+        f"<details><summary>{html_line(run.summary.suite)}: {len(failing)} failing</summary>",
         "",
         "| case | outcome | failed checks |",
         "|---|---|---|",
     ]
     for c in failing[:MAX_ROWS]:
         checks = "\n".join(check_line(k.name, k.hard_gate, k.message) for k in c.failed_checks)
-        lines.append(f"| `{cell(c.name)}` | {c.outcome} | {cell(checks or c.reason)} |")
+        lines.append(
+            f"| {markdown_code_cell(c.name)} | {markdown_cell(c.outcome)} "
+            f"| {markdown_cell(checks or c.reason)} |"
+        )
     if len(failing) > MAX_ROWS:
         lines.append(f"\n... and {len(failing) - MAX_ROWS} more")
     return [*lines, "", "</details>"]
@@ -147,7 +157,7 @@ def runs_markdown(view: RunsView) -> str:
 def history_markdown(suite: str, points: Sequence[PointView]) -> str:
     """A suite's history, newest first."""
     lines = [
-        f"### {suite}",
+        f"### {markdown_text(suite)}",
         "",
         "| started | run | produced by | passed | hard-gate failures | gate | |",
         "|---|---|---|---|---|---|---|",
@@ -155,7 +165,8 @@ def history_markdown(suite: str, points: Sequence[PointView]) -> str:
     for p in points:
         mark = "baseline" if p.baseline else ""
         lines.append(
-            f"| {when(p.started_at)} | `{cell(short_id(p.run_id))}` | {cell(p.producer)} "
-            f"| {rate(p.passed, p.samples)} | {p.hard_gate_failures} | {p.verdict} | {mark} |"
+            f"| {markdown_cell(when(p.started_at))} | {markdown_code_cell(short_id(p.run_id))} "
+            f"| {markdown_cell(p.producer)} | {rate(p.passed, p.samples)} "
+            f"| {p.hard_gate_failures} | {markdown_cell(p.verdict)} | {mark} |"
         )
     return "\n".join(lines) + "\n"

@@ -3,15 +3,16 @@
 One line per producer (an agent, a model, or the replay of one recording), so runs of different
 agents never zigzag on one line. Points sit at their start time; a run that did not pass its
 gate has a red ring, a replay is hollow (it is not new agent behaviour), the baseline is ringed.
-Every point has a tooltip (``<title>``) naming the run.
+Every point has a tooltip (``<title>``) naming the run. Text goes through
+:func:`agentic_eval.report.escape.html_text` (the SVG is parsed as part of the HTML page).
 """
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 from datetime import datetime
 
+from agentic_eval.report.escape import html_text
 from agentic_eval.report.text import short_id, when
 from agentic_eval.report.views import PointView
 
@@ -26,10 +27,6 @@ def _seconds(iso: str) -> float:
         return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
     except ValueError:
         return 0.0
-
-
-def _esc(text: str) -> str:
-    return html.escape(text, quote=True)
 
 
 def series_of(points: Sequence[PointView]) -> dict[str, list[PointView]]:
@@ -56,8 +53,8 @@ def history_svg(suite: str, points: Sequence[PointView]) -> str:
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="history-plot" role="img" '
         f'viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" height="{HEIGHT}" '
-        f'aria-label="{_esc(label)}" data-points="{len(points)}">',
-        f"<title>{_esc(label)}</title>",
+        f'aria-label="{html_text(label)}" data-points="{len(points)}">',
+        f"<title>{html_text(label)}</title>",
     ]
     for pct in (0, 25, 50, 75, 100):
         gy = y(pct / 100)
@@ -71,17 +68,17 @@ def history_svg(suite: str, points: Sequence[PointView]) -> str:
         first, last = when(points[0].started_at), when(points[-1].started_at)
         base_y = HEIGHT - BOTTOM + 16
         parts.append(
-            f'<text x="{LEFT}" y="{base_y}" font-size="11" fill="#555">{_esc(first)}</text>'
+            f'<text x="{LEFT}" y="{base_y}" font-size="11" fill="#555">{html_text(first)}</text>'
         )
         if t1 != t0:
             parts.append(
                 f'<text x="{WIDTH - RIGHT}" y="{base_y}" font-size="11" fill="#555" '
-                f'text-anchor="end">{_esc(last)}</text>'
+                f'text-anchor="end">{html_text(last)}</text>'
             )
     for i, (producer, group) in enumerate(series_of(points).items()):
         colour = PALETTE[i % len(PALETTE)]
         coords = [(x(_seconds(p.started_at)), y(p.pass_rate)) for p in group]
-        parts.append(f'<g class="series" data-producer="{_esc(producer)}">')
+        parts.append(f'<g class="series" data-producer="{html_text(producer)}">')
         if len(coords) > 1:
             line = " ".join(f"{cx:.1f},{cy:.1f}" for cx, cy in coords)
             parts.append(
@@ -105,9 +102,9 @@ def history_svg(suite: str, points: Sequence[PointView]) -> str:
                     f'stroke-width="2"/>'
                 )
             parts.append(
-                f'<circle class="point" data-run-id="{_esc(p.run_id)}" cx="{cx:.1f}" '
+                f'<circle class="point" data-run-id="{html_text(p.run_id)}" cx="{cx:.1f}" '
                 f'cy="{cy:.1f}" r="4.5" fill="{fill}" stroke="{colour}" stroke-width="2">'
-                f"<title>{_esc(tip)}</title></circle>"
+                f"<title>{html_text(tip)}</title></circle>"
             )
         parts.append("</g>")
     parts.append("</svg>")

@@ -1,4 +1,9 @@
-"""Small formatting rules every renderer shares, so the formats never disagree."""
+"""Small formatting rules every renderer shares, so the formats never disagree.
+
+They return plain text, escaped for no format: each renderer passes it through its function in
+:mod:`agentic_eval.report.escape` (a terminal through ``terminal_text``, which shows control
+characters as ``core.text.printable`` does).
+"""
 
 from __future__ import annotations
 
