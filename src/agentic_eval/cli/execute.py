@@ -23,6 +23,7 @@ from agentic_eval.core.realdata import inside_git_work_tree
 from agentic_eval.core.text import one_line
 from agentic_eval.domains.base import Domain
 from agentic_eval.evaluation.gate import EXIT_CODES
+from agentic_eval.evaluation.reconcile import reconcile_run
 from agentic_eval.evaluation.session import SessionResult, run_session
 from agentic_eval.evaluation.settings import RunSettings
 from agentic_eval.history import (
@@ -229,11 +230,21 @@ async def execute(o: RunOptions) -> int:
         store.migrate()
         for dead in store.abandoned_runs():
             started = dead.started_at.strftime("%Y-%m-%d %H:%M")
+            kept = reconcile_run(store, dead)
+            found = (
+                f"; {kept.added} sample(s) it recorded under {kept.folder} but never stored "
+                "were added from their transcripts"
+                if kept.added
+                else ""
+            )
             warn(
                 f"run {dead.id} ({dead.domain} / {dead.agent}, started {started}) was left "
-                "running by a process that stopped; marked abandoned"
+                f"running by a process that stopped; marked abandoned{found}"
             )
+            for line in kept.unreadable[:3]:
+                warn(f"run {dead.id}: a transcript could not be read: {line}")
             store.finish_run(dead.id, None, dead.heartbeat_at or dead.started_at, None, "abandoned")
+            store.recount(dead.id)
     except StoreError as exc:
         raise click.ClickException(one_line(str(exc))) from None
     stopper = Stopper()

@@ -313,6 +313,15 @@ class Store:
         with self._begin("finish the run") as conn:
             conn.execute(update(EvalRun).where(EvalRun.id == run_id).values(**values))
 
+    def recount(self, run_id: str) -> None:
+        """Set the run's cached totals from its sample rows (the gate is left as it is)."""
+        counts = self.gate_counts(run_id)
+        values = {k: counts[k] for k in ("passed", "check_failed", "error", "transient")}
+        values["samples"] = sum(values.values())
+        values["hard_gate_failures"] = counts["hard_gate_failures"]
+        with self._begin("count the samples") as conn:
+            conn.execute(update(EvalRun).where(EvalRun.id == run_id).values(**values))
+
     def add_history_entry(self, run_id: str, suite: str, recorded_at: datetime, text: str) -> None:
         """Store a run's history entry (canonical JSON); a second write for the run is ignored."""
         import hashlib
