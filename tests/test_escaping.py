@@ -61,6 +61,7 @@ from agentic_eval.report import (
     runs_junit,
     runs_markdown,
 )
+from agentic_eval.report.escape import markdown_cell, markdown_code_cell, markdown_text
 from agentic_eval.testing import FakeProvider
 
 HOSTILE = (
@@ -454,3 +455,49 @@ def test_every_renderer_escapes_hostile_views_with_a_lone_surrogate(
     page = _page(svg)
     _no_injected_elements(page, "history_svg")
     _shows("".join(page.text), HOSTILE, "history_svg")
+
+
+# --- what Markdown shows is exactly the text --------------------------------------------------
+
+TRICKY = [
+    "# heading",
+    "1. item",
+    "2) item",
+    "> quote",
+    "- item",
+    "+ item",
+    "=== under",
+    "*em* **strong** _u_ __init__ a_b snake_case_",
+    "`code` ``two``",
+    "[x](javascript:alert(1)) ![i](x) [ref]",
+    "<b>bold</b> <http://example.com> &amp; &#60;",
+    "~~struck~~ ~one~",
+    "x | y \\| z",
+    "trailing backslash\\",
+    HOSTILE,
+]
+STRUCTURE = {"p", "table", "thead", "tbody", "tr", "th", "td", "br"}
+MD_GFM = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+
+
+def _shown_text(text: str) -> str:
+    return text.replace("\ud800", "\ufffd").replace("\x1b", "\\x1b").replace("\x00", "\\x00")
+
+
+@pytest.mark.parametrize("text", TRICKY)
+def test_markdown_text_and_cells_show_exactly_the_text(text: str) -> None:
+    page = _page(MD_GFM.render(markdown_text(text)))
+    assert {tag for tag, _ in page.elements} <= STRUCTURE
+    assert "".join(page.text).strip() == _shown_text(" ".join(text.split()))
+    shown = _shown_text(text)
+    as_cell = "".join(line.strip() for line in shown.splitlines())  # <br> between lines
+    as_code = " ".join(shown.split())
+    for cell, expected in (
+        (markdown_cell(text), {as_cell}),
+        (markdown_code_cell(text), {as_cell, as_code}),
+    ):
+        table = f"| a |\n|---|\n| {cell} |\n"
+        assert [_cells(line) for line in table.splitlines()] == [1, 1, 1]
+        page = _page(MD_GFM.render(table))
+        assert {tag for tag, _ in page.elements} <= STRUCTURE | {"code"}
+        assert "".join(page.text).replace("\n", "").removeprefix("a") in expected

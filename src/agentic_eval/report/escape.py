@@ -81,14 +81,12 @@ _MARKDOWN = {
     "`": "\\`",
     "*": "\\*",
     "~": "\\~",
-    "[": "\\[",
-    "]": "\\]",
+    "[": "\\[",  # no link or image can start (a lone "]" or ">" opens nothing)
     "|": "\\|",
     "<": "&lt;",
-    ">": "&gt;",
     "&": "&amp;",
 }
-_BLOCK_START = re.compile(r"^(?:[#+=\-]|\d+(?=[.)]))")
+_BLOCK_START = re.compile(r"^(?:[#+=>\-]|\d+(?=[.)]))")
 
 
 def _markdown_inline(text: str) -> str:
@@ -107,7 +105,7 @@ def _markdown_inline(text: str) -> str:
 def markdown_text(text: str) -> str:
     """Inline Markdown text on one line (a heading, a paragraph, a quote): whitespace collapsed,
     every character that could start emphasis, a link, a code span, HTML or an entity escaped,
-    and a leading ``#``, ``-``, ``+``, ``=`` or ``1.`` escaped so it starts no block."""
+    and a leading ``#``, ``>``, ``-``, ``+``, ``=`` or ``1.`` escaped so it starts no block."""
     flat = _markdown_inline(" ".join(_shown(text).split()))
     match = _BLOCK_START.match(flat)
     if match is None:
