@@ -424,12 +424,10 @@ def test_a_domain_without_mutants_is_skipped_in_one_line(
     toy: Callable[..., Toy], capsys: pytest.CaptureFixture[str]
 ) -> None:
     toy()
-    code, out, _ = _run(capsys, Toy.name)
-    assert code == 0
-    assert out.splitlines() == [
-        f"{Toy.name}: no mutants, skipped",
-        "kill matrix: nothing to run (no domain asked for ships mutants)",
-    ]
+    code, out, err = _run(capsys, Toy.name)
+    assert code == 2  # no gate passes on nothing
+    assert out.splitlines() == [f"{Toy.name}: no mutants, skipped"]
+    assert "kill matrix: nothing to run: no domain asked for ships mutants" in err
     assert kill_matrix([all_domains()[Toy.name]]).skipped == (Toy.name,)
 
 

@@ -113,3 +113,15 @@ def test_the_bare_run_skips_a_domain_with_no_recordings_and_says_so(
     code, _, err = _cli(capsys, "run", "--no-history")
     assert code == 0, err
     assert "browser_ops: skipped: nothing recorded under" in err
+
+
+def test_a_kill_matrix_of_nothing_is_not_a_pass(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentic_eval.evaluation.killmatrix import kill_matrix
+
+    assert kill_matrix([]).ok is False
+    monkeypatch.setattr("agentic_eval.cli.mutants.resolve_domains", lambda names: [])
+    for extra in ((), ("--json",), ("--markdown",)):
+        code, _, err = _cli(capsys, "mutants", *extra)
+        assert code == 2 and "kill matrix: nothing to run" in err

@@ -17,7 +17,7 @@ import pytest
 from agentic_eval.backends.scripted import respond
 from agentic_eval.cli.main import main
 from agentic_eval.core import ModelRequest, ModelResponse
-from agentic_eval.core.text import redact, safe_url
+from agentic_eval.core.text import one_line, redact, safe_url
 from agentic_eval.domains import get_domain
 from agentic_eval.testing import FakeProvider, Fault
 
@@ -154,3 +154,11 @@ def test_redact_leaves_ordinary_text_alone(text: str) -> None:
 def test_safe_url_drops_userinfo_and_secret_parameters(url: str, shown: str) -> None:
     assert safe_url(url) == shown
     assert safe_url(shown) == shown
+
+
+def test_a_secret_in_any_secret_named_variable_is_redacted(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ACME_PROXY_TOKEN", "acmeTok3n9f8e7d6c5b4")
+    monkeypatch.setenv("CACHE_KEY", "reference")  # a word, not a secret: left alone
+    text = "proxy said acmeTok3n9f8e7d6c5b4 is not valid for the reference agent"
+    assert redact(text) == "proxy said [REDACTED] is not valid for the reference agent"
+    assert one_line(f"error:\n {text}") == f"error: {redact(text)}"

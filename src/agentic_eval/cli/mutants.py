@@ -133,8 +133,6 @@ def _details(d: DomainMatrix) -> list[str]:
 
 def _summary(km: KillMatrix, seconds: float) -> str:
     t = km.totals
-    if not km.domains:
-        return "kill matrix: nothing to run (no domain asked for ships mutants)"
     tail = (
         f"{t.mutants} mutants in {t.domains} domain(s), {t.caught}/{t.declared} declared gates "
         f"caught their mutant, {t.false_alarms} false alarm(s) ({t.samples} case runs, "
@@ -203,7 +201,8 @@ def mutants(domains: tuple[str, ...], as_json: bool, markdown: bool) -> int:
     verdict on a case differs between enforce and observe.
 
     Exit 0 when every declared gate caught its mutant and the reference raised no false alarm,
-    1 otherwise (each escape is named), 2 on a usage error.
+    1 otherwise (each escape is named), 2 on a usage error or when no domain asked for ships
+    mutants (nothing was judged).
     """
     if as_json and markdown:
         raise click.UsageError("--json and --markdown are mutually exclusive")
@@ -214,6 +213,15 @@ def mutants(domains: tuple[str, ...], as_json: bool, markdown: bool) -> int:
     except (KillMatrixError, CaseFileError, FixtureError) as exc:
         raise click.ClickException(one_line(str(exc))) from None
     seconds = time.perf_counter() - started
+    if not km.domains:
+        for name in km.skipped:
+            click.echo(f"{printable(name)}: no mutants, skipped")
+        click.echo(
+            "agentic-eval: error: kill matrix: nothing to run: no domain asked for ships mutants "
+            f"({', '.join(km.skipped) or 'no domain'}); no gate passes on nothing",
+            err=True,
+        )
+        return 2
     if as_json:
         click.echo(canonical_json(km, indent=2))
         return 0 if km.ok else 1

@@ -7,7 +7,8 @@ Two rules, used everywhere a run's text is persisted or printed:
   token rather than a user name becomes ``***@``) and the values of secret-looking query parameters
   (``api_key``, ``token``, ``sig``...) become ``[REDACTED]``.
 - :func:`redact` removes known secret shapes from free text (provider error bodies, exception
-  messages): the values of the provider key variables in the environment, ``sk-...`` keys,
+  messages): the values of the provider key variables and of any variable named like a secret
+  (``*_TOKEN``, ``*_SECRET``, ``*_PASSWORD``...) in the environment, ``sk-...`` keys,
   bearer tokens, ``key=`` / ``token=`` / ``secret=`` / ``password=`` values (any separator, any
   quoting), long random-looking strings right after such words, well-known token prefixes, and
   credentials inside URLs. It is idempotent: redacting redacted text changes nothing.
@@ -68,11 +69,28 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
+_SECRET_NAME = re.compile(r"(?i)(?:^|_)(?:API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$")
+
+
+def _secret_values() -> list[str]:
+    """The values of the provider key variables, and of every variable named like a secret
+    (``*_API_KEY``, ``*_TOKEN``, ``*_SECRET``, ``*_PASSWORD``...) whose value is 16 characters
+    or more of letters and digits, longest first."""
+    values = {v for v in (os.environ.get(n, "") for n in SECRET_ENV_VARS) if len(v) >= 6}
+    for name, value in os.environ.items():  # other secrets: only values no word could be
+        if len(value) >= 16 and _SECRET_NAME.search(name) and _mixed(value):
+            values.add(value)
+    return sorted(values, key=len, reverse=True)
+
+
+def _mixed(text: str) -> bool:
+    return any(c.isdigit() for c in text) and any(c.isalpha() for c in text)
+
+
 def redact(text: str) -> str:
     """``text`` with every known secret shape replaced by ``[REDACTED]`` (see the module)."""
-    for name in SECRET_ENV_VARS:
-        value = os.environ.get(name, "")
-        if len(value) >= 6 and value in text:
+    for value in _secret_values():
+        if value in text:
             text = text.replace(value, REDACTED)
     for pattern, replacement in _PATTERNS:
         text = pattern.sub(replacement, text)
@@ -81,8 +99,7 @@ def redact(text: str) -> str:
 
 def _looks_random(text: str) -> bool:
     """A lone URL userinfo that is a token rather than a user name."""
-    mixed = any(c.isdigit() for c in text) and any(c.isalpha() for c in text)
-    return len(text) > 32 or (len(text) >= 12 and mixed) or redact(text) != text
+    return len(text) > 32 or (len(text) >= 12 and _mixed(text)) or redact(text) != text
 
 
 def safe_url(url: str) -> str:
@@ -125,6 +142,7 @@ def printable(text: str) -> str:
 
 
 def one_line(text: str, limit: int = 500) -> str:
-    """Whitespace collapsed, control characters escaped, cut to ``limit`` characters."""
-    flat = printable(" ".join(text.split()))
+    """Secrets redacted, whitespace collapsed, control characters escaped, cut to ``limit``
+    characters: the form of every one-line message printed or stored."""
+    flat = printable(" ".join(redact(text).split()))
     return flat if len(flat) <= limit else flat[: limit - 3] + "..."

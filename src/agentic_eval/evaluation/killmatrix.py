@@ -218,7 +218,10 @@ class KillMatrix(Frozen):
     domains: tuple[DomainMatrix, ...] = Field(description="One matrix per domain with mutants.")
     skipped: tuple[str, ...] = Field(description="Domains that ship no mutants.")
     totals: Totals = Field(description="Counts over every domain.")
-    ok: bool = Field(description="True when no gate let its mutant escape and no false alarm.")
+    ok: bool = Field(
+        description="True when some domain ran its mutants, no gate let its mutant escape and "
+        "the reference raised no false alarm (a matrix of nothing is never ok)."
+    )
 
 
 def behaviour(transcript: Transcript) -> str:
@@ -490,5 +493,5 @@ def kill_matrix(domains: Sequence[Domain[Any]]) -> KillMatrix:
     found = asyncio.run(every())
     matrices = [m for m in found if m is not None]
     skipped = tuple(d.name for d, m in zip(domains, found, strict=True) if m is None)
-    ok = not any(d.escapes or d.false_alarms for d in matrices)
+    ok = bool(matrices) and not any(d.escapes or d.false_alarms for d in matrices)
     return KillMatrix(domains=tuple(matrices), skipped=skipped, totals=_totals(matrices), ok=ok)
