@@ -16,6 +16,7 @@ from agentic_eval.cli.rescore import rescore
 from agentic_eval.cli.run import run
 from agentic_eval.cli.scenarios import scenarios_cmd
 from agentic_eval.cli.step import step
+from agentic_eval.cli.workflow import workflow
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -43,3 +44,4 @@ cli.add_command(history)
 cli.add_command(baseline)
 cli.add_command(step)
 cli.add_command(scenarios_cmd, name="scenarios")
+cli.add_command(workflow)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,6 +14,7 @@ from agentic_eval.backends.scripted import ScriptedBackend
 from agentic_eval.backends.spec import BackendSpec, live_backend_from_spec
 from agentic_eval.cli.common import open_recorder
 from agentic_eval.cli.step_view import ShowingBackend, echo, print_attempt, print_header
+from agentic_eval.cli.workflow import ClaimGuard, Interrupted
 from agentic_eval.core.text import one_line
 from agentic_eval.domains.fixtures import FixtureError
 from agentic_eval.evaluation.scenario import (
@@ -137,6 +139,7 @@ async def _interact(
     backend: ModelBackend,
     settings: RunSettings,
     mode: StepMode,
+    guard: ClaimGuard,
 ) -> StepRun:
     rejections = 0
     while True:
@@ -154,11 +157,12 @@ async def _interact(
             echo(
                 f"note: this attempt ended {run.outcome.kind}; approving it is the operator's call"
             )
-        choice = click.prompt(
-            "operator decision",
-            type=click.Choice(["approve", "reject", "quit"]),
-            show_choices=True,
-        )
+        with guard.blocking():
+            choice = click.prompt(
+                "operator decision",
+                type=click.Choice(["approve", "reject", "quit"]),
+                show_choices=True,
+            )
         if choice == "quit":
             echo("left undecided: the attempt stays submitted")
             return run
@@ -169,7 +173,8 @@ async def _interact(
             return run
         reason = ""
         while not reason.strip():
-            reason = str(click.prompt("rejection reason (fed back to the agent)"))
+            with guard.blocking():
+                reason = str(click.prompt("rejection reason (fed back to the agent)"))
         rejections += 1
         echo(f"=== rejected ({rejections}/{MAX_REJECTIONS}): {reason.strip()}")
         run = await reject_and_retry(
@@ -188,7 +193,9 @@ async def _interact(
 
 
 async def execute_step(o: StepOptions) -> int:
-    """Run the step (and, with ``--interactive``, the operator's rejection rounds)."""
+    """Run the step (and, with ``--interactive``, the operator's rejection rounds). On
+    SIGINT/SIGTERM the claim this process holds is released as interrupted and the exit code
+    is 130/143."""
     try:
         store = Store()
         wf = Workflow(store)
@@ -208,16 +215,25 @@ async def execute_step(o: StepOptions) -> int:
         backend = ShowingBackend(backend)
     info = backend.info()
     print_header(s, info.agent, f"{o.mode}, {info.model}")
+    guard = ClaimGuard(wf, "step")  # SIGINT/SIGTERM: the agent's claim is released, 130/143
+    guard.install()
     try:
         run = await run_scenario(wf, s, backend, settings, mode=o.mode)
         print_attempt(run)
         if o.interactive:
-            run = await _interact(wf, s, run, backend, settings, o.mode)
+            run = await _interact(wf, s, run, backend, settings, o.mode, guard)
+    except (asyncio.CancelledError, Interrupted):
+        if guard.signal is None:
+            raise
+        return guard.exit_code()
     except AuthenticationFailed as exc:
         raise click.ClickException(one_line(f"{o.provider}: {exc}")) from None
     except (WorkflowError, StoreError, RecordingError) as exc:
+        if guard.signal is not None:  # the clean-up of an interrupted attempt
+            return guard.exit_code()
         raise click.ClickException(one_line(str(exc))) from None
     finally:
+        guard.remove()
         await backend.aclose()
     if o.record and run.outcome.kind == "transient":
         click.echo(

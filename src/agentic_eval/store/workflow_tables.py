@@ -8,6 +8,11 @@ workflow service makes them aware again.
 The service in ``agentic_eval.workflow`` is the only writer and enforces the legal transitions;
 the database adds what must hold even between two processes: one live claim per step (a partial
 unique index), one attempt number per step, one step key per job.
+
+A claim is a lease: the process holding it renews ``lease_expires_at`` while its agent works; once
+that moment has passed, the next operation that meets the claim may release it (its attempt is
+``abandoned``). Claims written before leases (migration 0005) have no expiry: they count as
+expired.
 """
 
 from __future__ import annotations
@@ -34,10 +39,15 @@ from agentic_eval.store.models import Base
 LIVE_CLAIM_INDEX = "uq_wf_claim_live_step"
 """The partial unique index that allows one ``live`` claim per (job, step)."""
 LIVE_CLAIM_WHERE = "status = 'live'"
+SYSTEM_USER_ID = "00000000-0000-4000-8000-000000000001"
+"""The id of the ``agentic-eval`` user (role ``system``) who releases expired claims; migration
+0005 creates it."""
+SYSTEM_USER_NAME = "agentic-eval"
 
 
 class WfUser(Base):
-    """A person or program that acts on jobs: ``operator`` (decides), ``agent`` or ``worker``."""
+    """A person or program that acts on jobs: ``operator`` (decides), ``agent``, ``worker``, or
+    ``system`` (agentic-eval itself, releasing expired claims)."""
 
     __tablename__ = "wf_user"
 
@@ -148,6 +158,15 @@ class WfClaim(Base):
     released_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     status: Mapped[str] = mapped_column(String(20))
     """live or released."""
+    lease_expires_at: Mapped[datetime | None] = mapped_column(
+        DateTime(timezone=True), nullable=True
+    )
+    """Until when the holder may keep the claim without renewing; None for claims made before
+    leases (treated as expired while live)."""
+    heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    """When the holder last renewed the lease (the claim's time at first)."""
+    holder: Mapped[str | None] = mapped_column(Text, nullable=True)
+    """Which process holds the claim (host and pid), for the operator reading a release."""
 
 
 class WfAttempt(Base):
@@ -174,7 +193,8 @@ class WfAttempt(Base):
     feedback: Mapped[list[str]] = mapped_column(JSON)
     """The rejection reasons the step had been given when this attempt was claimed."""
     status: Mapped[str] = mapped_column(String(20))
-    """running, submitted, failed, approved or rejected."""
+    """running, submitted, failed, approved, rejected, interrupted (its process was stopped by a
+    signal) or abandoned (its claim's lease expired)."""
 
 
 class WfDecision(Base):

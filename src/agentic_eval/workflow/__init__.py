@@ -1,6 +1,7 @@
 """The governed workflow runtime: users, job templates, jobs and their steps, claims, attempts
 with their typed outputs (kept by time), operator decisions, and a transition row for every state
-change, all persisted in the store beside eval runs."""
+change, all persisted in the store beside eval runs. Claims are leases, renewed while their
+process lives (``workflow.heartbeat``, ``workflow.leases``)."""
 
 from agentic_eval.workflow.errors import (
     ClaimConflict,
@@ -9,6 +10,7 @@ from agentic_eval.workflow.errors import (
     NotFound,
     WorkflowError,
 )
+from agentic_eval.workflow.heartbeat import DEFAULT_LEASE_SECONDS, LEASE_ENV, lease_seconds
 from agentic_eval.workflow.records import (
     Attempt,
     AttemptStatus,
@@ -18,6 +20,7 @@ from agentic_eval.workflow.records import (
     DecisionKind,
     Job,
     JobState,
+    ReleasedClaim,
     Role,
     Step,
     StepState,
@@ -28,6 +31,8 @@ from agentic_eval.workflow.records import (
 from agentic_eval.workflow.service import Workflow
 
 __all__ = [
+    "DEFAULT_LEASE_SECONDS",
+    "LEASE_ENV",
     "Attempt",
     "AttemptStatus",
     "Claim",
@@ -40,6 +45,7 @@ __all__ = [
     "JobState",
     "NotAnOperator",
     "NotFound",
+    "ReleasedClaim",
     "Role",
     "Step",
     "StepState",
@@ -48,4 +54,5 @@ __all__ = [
     "User",
     "Workflow",
     "WorkflowError",
+    "lease_seconds",
 ]

@@ -7,11 +7,12 @@ from sqlalchemy import select
 from agentic_eval.store.workflow_tables import WfAttempt, WfClaim, WfDecision
 from agentic_eval.workflow import rows
 from agentic_eval.workflow.errors import IllegalTransition, NotFound, WorkflowError
-from agentic_eval.workflow.moves import LIVE_JOB_STATES, WorkflowMoves, new_id
+from agentic_eval.workflow.leases import WorkflowLeases
+from agentic_eval.workflow.moves import LIVE_JOB_STATES, new_id
 from agentic_eval.workflow.records import DECISIONS, Decision, Job, Step
 
 
-class WorkflowDecisions(WorkflowMoves):
+class WorkflowDecisions(WorkflowLeases):
     """What only operators may do."""
 
     # -- operator decisions -----------------------------------------------------------------
@@ -83,7 +84,8 @@ class WorkflowDecisions(WorkflowMoves):
         becomes feedback for its next attempt), so that a later approval replaces its output.
         Legal only while every later step is ``pending``: reopen from the last step back. A
         ``done`` job goes back to ``in_progress``. The approved attempt stays ``approved``, as it
-        was: :meth:`outputs_as_of` still answers with it for the times it stood."""
+        was: :meth:`outputs_as_of` still answers with it for the times it stood. A later step
+        held by an expired claim is released first (its attempt ``abandoned``)."""
         with self._session("reopen a step") as s:
             job = self._lock(s, job_id)
             rule = "only operators reopen steps"
@@ -100,6 +102,8 @@ class WorkflowDecisions(WorkflowMoves):
                 raise IllegalTransition(
                     f"step {step_key} of job {job_id} is {step.state}, not approved: cannot reopen"
                 )
+            if any(x.state == "claimed" for x in steps[step.position + 1 :]):
+                self._release_expired(s, job, self._now())  # a claim whose holder may have died
             for later in steps[step.position + 1 :]:
                 if later.state != "pending":
                     raise IllegalTransition(

@@ -135,6 +135,14 @@ class WorkflowReads:
         with self._session("read a user") as s:
             return rows.user(self._user_row(s, user_id))
 
+    def user_named(self, name: str) -> User:
+        """A user by name; :class:`NotFound` if there is none."""
+        with self._session("read a user") as s:
+            row = s.scalars(select(WfUser).where(WfUser.name == name)).first()
+            if row is None:
+                raise NotFound(f"no user named {name!r}")
+            return rows.user(row)
+
     def template(self, key: str) -> Template:
         """A template by key; :class:`NotFound` if there is none."""
         with self._session("read a template") as s:

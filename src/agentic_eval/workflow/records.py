@@ -7,14 +7,16 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-Role = Literal["operator", "agent", "worker"]
+Role = Literal["operator", "agent", "worker", "system"]
 JobState = Literal["open", "in_progress", "done", "cancelled"]
 StepState = Literal["pending", "claimed", "submitted", "approved"]
 ClaimStatus = Literal["live", "released"]
-AttemptStatus = Literal["running", "submitted", "failed", "approved", "rejected"]
+AttemptStatus = Literal[
+    "running", "submitted", "failed", "approved", "rejected", "interrupted", "abandoned"
+]
 DecisionKind = Literal["approve", "reject"]
 
-ROLES: tuple[Role, ...] = ("operator", "agent", "worker")
+ROLES: tuple[Role, ...] = ("operator", "agent", "worker", "system")
 DECISIONS: tuple[DecisionKind, ...] = ("approve", "reject")
 
 
@@ -82,7 +84,8 @@ class Transition:
 
 @dataclass(frozen=True)
 class Claim:
-    """A user's claim of one attempt at one step; ``live`` until the attempt finishes."""
+    """A user's claim of one attempt at one step; ``live`` until the attempt finishes, its
+    process is interrupted, or, its lease having expired, someone releases it."""
 
     id: str
     job_id: str
@@ -92,6 +95,13 @@ class Claim:
     claimed_at: datetime
     released_at: datetime | None
     status: ClaimStatus
+    lease_expires_at: datetime | None = None
+    """Until when the claim is safe from release without a renewal; None for a claim made
+    before leases (a live one counts as expired)."""
+    heartbeat_at: datetime | None = None
+    """When the holding process last renewed the lease."""
+    holder: str | None = None
+    """Which process holds (or held) the claim: host and pid."""
 
 
 @dataclass(frozen=True)
@@ -126,3 +136,28 @@ class Decision:
     decision: DecisionKind
     reason: str
     at: datetime
+
+
+@dataclass(frozen=True)
+class ReleasedClaim:
+    """A claim released without its attempt finishing: its process was interrupted
+    (``interrupted``), or its lease expired and someone else released it (``abandoned``)."""
+
+    job_id: str
+    step_key: str
+    claim_id: str
+    attempt_id: str
+    attempt_number: int
+    claimant: str
+    """The name of the user who had claimed the step."""
+    holder: str | None
+    """Which process held it (host and pid), when known."""
+    lease_expires_at: datetime | None
+    released_at: datetime
+    released_by: str
+    """The name of the user the release is recorded as (the claimant for an interruption, the
+    system user or an operator for an expired lease)."""
+    attempt_status: AttemptStatus
+    """``interrupted`` or ``abandoned``."""
+    reason: str
+    """The reason written on the step's transition back to ``pending``."""

@@ -45,6 +45,10 @@ def utc(moment: datetime) -> datetime:
     return moment.astimezone(UTC)
 
 
+def _maybe_utc(moment: datetime | None) -> datetime | None:
+    return utc(moment) if moment is not None else None
+
+
 def aware(moment: datetime, what: str) -> datetime:
     """``moment`` in UTC; raises :class:`WorkflowError` if it is naive (its zone is unknown)."""
     if moment.tzinfo is None or moment.tzinfo.utcoffset(moment) is None:
@@ -124,8 +128,11 @@ def claim(row: WfClaim) -> Claim:
         attempt_id=row.attempt_id,
         claimant_id=row.claimant_id,
         claimed_at=utc(row.claimed_at),
-        released_at=utc(row.released_at) if row.released_at is not None else None,
+        released_at=_maybe_utc(row.released_at),
         status=cast(ClaimStatus, row.status),
+        lease_expires_at=_maybe_utc(row.lease_expires_at),
+        heartbeat_at=_maybe_utc(row.heartbeat_at),
+        holder=row.holder,
     )
 
 

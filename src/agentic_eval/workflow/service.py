@@ -10,11 +10,15 @@ Job: ``open`` -> ``in_progress`` (first claim) -> ``done`` (every step approved)
 from ``open`` or ``in_progress``. Step: ``pending`` -> ``claimed`` -> ``submitted`` ->
 ``approved``, or back to ``pending`` when an operator rejects the attempt or the attempt ends
 without output (the claim is released either way).
+
+A claim is a lease (see ``workflow.leases``): renewed while its holder lives, released by the
+next claim of its step once it has expired, its attempt then ``abandoned``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from types import MappingProxyType
 from typing import Any
 
@@ -158,8 +162,10 @@ class Workflow(WorkflowDecisions):
     def claim_step(self, job_id: str, step_key: str, claimant: str) -> Claim:
         """Claim the step for a new attempt: legal when the step is ``pending`` and every earlier
         step is ``approved``. Creates the attempt (``running``, numbered, carrying the step's
-        feedback so far) and the live claim; the job goes ``open`` -> ``in_progress`` at its
-        first claim.
+        feedback so far) and the live claim, leased until one lease from now and renewed by this
+        object's heartbeat until the attempt ends; the job goes ``open`` -> ``in_progress`` at
+        its first claim. An expired claim of the job is released first (its attempt
+        ``abandoned``, a transition by the system user naming its claimant and its expiry).
 
         Args:
             job_id: the job.
@@ -167,7 +173,7 @@ class Workflow(WorkflowDecisions):
             claimant: the id of the user (any role) who will make the attempt.
 
         Raises:
-            ClaimConflict: the step already has a live claim.
+            ClaimConflict: the step already has a live claim whose lease has not expired.
             IllegalTransition: the job is not live, the step is not pending, or an earlier step
                 is not approved.
         """
@@ -182,6 +188,10 @@ class Workflow(WorkflowDecisions):
                 raise IllegalTransition(
                     f"job {job_id} is {job.state}: cannot claim step {step_key}"
                 )
+            now: datetime | None = None
+            if step.state == "claimed":  # by a claim whose holder may have died
+                now = self._now()
+                self._release_expired(s, job, now)
             if step.state == "claimed":
                 live = s.scalars(
                     select(WfClaim.id).where(
@@ -191,7 +201,8 @@ class Workflow(WorkflowDecisions):
                     )
                 ).first()
                 raise ClaimConflict(
-                    f"step {step_key} of job {job_id} already has a live claim {live}"
+                    f"step {step_key} of job {job_id} already has a live claim {live} (its "
+                    "lease has not expired)"
                 )
             if step.state != "pending":
                 raise IllegalTransition(
@@ -211,7 +222,7 @@ class Workflow(WorkflowDecisions):
                 ).scalar()
                 or 0
             )
-            now = self._now()
+            now = now or self._now()
             claim = WfClaim(
                 id=new_id(),
                 job_id=job_id,
@@ -222,6 +233,7 @@ class Workflow(WorkflowDecisions):
                 released_at=None,
                 status="live",
             )
+            self._hold(claim, now)
             s.add(claim)
             try:
                 s.flush()
@@ -250,7 +262,9 @@ class Workflow(WorkflowDecisions):
             self._move_step(s, job, step, "claimed", who.id, now, why)
             if job.state == "open":
                 self._move_job(s, job, "in_progress", who.id, now, f"first claim, on {step_key}")
-            return rows.claim(claim)
+            made = rows.claim(claim)
+        self.heartbeat.hold(made.id)
+        return made
 
     def finish_attempt(
         self, claim_id: str, output: Mapping[str, Any] | None, *, note: str = ""
@@ -259,10 +273,13 @@ class Workflow(WorkflowDecisions):
 
         With an output the attempt and its step become ``submitted`` (awaiting an operator's
         decision); with ``None`` (the agent broke) the attempt is ``failed`` and the step goes
-        back to ``pending``.
+        back to ``pending``. The holder may finish after its lease expired as long as nobody
+        has released the claim. Finishing an attempt already ``interrupted`` (see
+        :meth:`interrupt`) without output returns it unchanged.
 
         Raises:
-            IllegalTransition: the claim was already released.
+            IllegalTransition: the claim was already released (the message says by what: the
+                attempt's end, an interruption, or an expired lease).
             WorkflowError: ``output`` is not a JSON object.
         """
         stored = rows.json_object(output, "the attempt's output") if output is not None else None
@@ -270,12 +287,16 @@ class Workflow(WorkflowDecisions):
             job_id = self._job_id_of(s, WfClaim.job_id, WfClaim.id, claim_id, "claim")
             job = self._lock(s, job_id)
             claim = s.scalars(select(WfClaim).where(WfClaim.id == claim_id)).one()
+            attempt = s.scalars(select(WfAttempt).where(WfAttempt.id == claim.attempt_id)).one()
             if claim.status != "live":
+                self.heartbeat.drop(claim_id)
+                if attempt.status == "interrupted" and stored is None:
+                    return rows.attempt(attempt)
+                how = f" ({attempt.note})" if attempt.status in ("interrupted", "abandoned") else ""
                 raise IllegalTransition(
                     f"claim {claim_id} of step {claim.step_key} of job {job_id} is "
-                    f"{claim.status}: cannot finish its attempt"
+                    f"{claim.status}{how}: cannot finish its attempt"
                 )
-            attempt = s.scalars(select(WfAttempt).where(WfAttempt.id == claim.attempt_id)).one()
             step = self._step_row(s, job_id, claim.step_key)
             now = self._now()
             claim.status, claim.released_at = "released", now
@@ -290,4 +311,6 @@ class Workflow(WorkflowDecisions):
                 attempt.status = "submitted"
                 why = f"attempt {attempt.number} submitted"
                 self._move_step(s, job, step, "submitted", claim.claimant_id, now, why)
-            return rows.attempt(attempt)
+            finished = rows.attempt(attempt)
+        self.heartbeat.drop(claim_id)
+        return finished
