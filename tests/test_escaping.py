@@ -501,3 +501,14 @@ def test_markdown_text_and_cells_show_exactly_the_text(text: str) -> None:
         page = _page(MD_GFM.render(table))
         assert {tag for tag, _ in page.elements} <= STRUCTURE | {"code"}
         assert "".join(page.text).replace("\n", "").removeprefix("a") in expected
+
+
+def test_an_argument_that_is_not_utf8_text_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A lone surrogate (what Python makes of undecodable argv bytes) is refused at the edge,
+    before any run row could fail to store it."""
+    code = main(["run", "retail_ops", "--provider", "openai", "--model", "mo\ud800del"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "argument 6 (mo\\ud800del) is not valid UTF-8 text" in err

@@ -23,6 +23,7 @@ from agentic_eval.history import (
     read_baseline,
 )
 from agentic_eval.report import PointView, history_json, history_markdown, point_view
+from agentic_eval.report.escape import terminal_text
 from agentic_eval.report.text import rate, short_id, when
 
 HISTORY_FORMATS = ("table", "json", "markdown")
@@ -67,7 +68,8 @@ def _notes(p: PointView) -> str:
 
 
 def _table(suite: str, points: Sequence[PointView]) -> Table:
-    table = Table(title=f"{suite}: {len(points)} run(s), newest first", title_justify="left")
+    title = Text(terminal_text(f"{suite}: {len(points)} run(s), newest first"))
+    table = Table(title=title, title_justify="left")
     for head in ("started", "run", "produced by", "passed", "hard-gate failures", "gate", ""):
         table.add_column(head, overflow="fold")
     colours = {"PASS": "green", "FAIL": "red"}

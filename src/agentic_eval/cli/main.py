@@ -14,10 +14,28 @@ def main(argv: list[str] | None = None) -> int:
 
         print(f"agentic-eval {__version__}")
         return 0
-    code = _run_click(args)
+    bad = next((i for i, a in enumerate(args, 1) if not _is_text(a)), None)
+    if bad is not None:  # half a character: nothing could store or print it faithfully
+        shown = args[bad - 1].encode("utf-8", "backslashreplace").decode("ascii", "replace")
+        print(
+            f"agentic-eval: error: argument {bad} ({shown[:80]}) is not valid UTF-8 text; "
+            "agentic-eval takes UTF-8 arguments only",
+            file=sys.stderr,
+        )
+        code = 2
+    else:
+        code = _run_click(args)
     if argv is None:
         sys.exit(code)
     return code
+
+
+def _is_text(arg: str) -> bool:
+    try:
+        arg.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _run_click(args: list[str]) -> int:

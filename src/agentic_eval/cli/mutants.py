@@ -7,6 +7,7 @@ import time
 
 import click
 from rich.console import Console
+from rich.markup import escape as rich_escape
 from rich.table import Table
 
 from agentic_eval.cli.common import resolve_domains, warn
@@ -22,6 +23,7 @@ from agentic_eval.evaluation.killmatrix import (
     MutantRow,
     kill_matrix,
 )
+from agentic_eval.report.escape import markdown_cell, terminal_text
 
 LEGEND = (
     "cells: 'caught N' = a declared gate caught it on N cases; '0' = not in this mode (but in "
@@ -56,8 +58,8 @@ def _splits(row: MutantRow) -> str:
 
 
 def _escape(text: str, markup: bool) -> str:
-    text = printable(text)
-    return text.replace("[", "\\[") if markup else text.replace("|", "\\|")
+    """A cell of the rich table (markup escaped) or of the Markdown table."""
+    return rich_escape(terminal_text(text)) if markup else markdown_cell(text)
 
 
 def _cells(d: DomainMatrix, row: MutantRow, run: ModeRun, first: bool, markup: bool) -> list[str]:

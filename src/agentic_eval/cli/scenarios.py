@@ -18,19 +18,22 @@ from agentic_eval.evaluation.settings import RunSettings
 from agentic_eval.recordings.files import RecordingError, list_agents, read_transcript
 from agentic_eval.recordings.layout import agent_dir
 from agentic_eval.recordings.replay import ReplayBackend
+from agentic_eval.report.escape import markdown_cell
 from agentic_eval.store.db import Store, StoreError
 from agentic_eval.workflow.errors import WorkflowError
 from agentic_eval.workflow.scenarios import AgentScenario, scenarios
 from agentic_eval.workflow.service import Workflow
 
 
+def _md(*cells: str) -> str:
+    """One Markdown table row, every cell escaped for its document."""
+    return "| " + " | ".join(markdown_cell(c) for c in cells) + " |"
+
+
 def _row(label: str, key: str, agent: str, produced: str, run: StepRun) -> str:
     failed = ", ".join(dict.fromkeys(c.name for c in run.case.result.checks if not c.passed))
     replay = "reproduced" if run.case.reproduced else f"NOT reproduced: {run.case.problem}"
-    return (
-        f"| {key} | {label} | {agent} | {produced} | {run.outcome.kind} | "
-        f"{failed or '-'} | {one_line(replay, 200)} |"
-    )
+    return _md(key, label, agent, produced, run.outcome.kind, failed or "-", one_line(replay, 200))
 
 
 def _round_reason(backend: ReplayBackend, name: str, sample: int) -> str | None:
@@ -91,7 +94,7 @@ async def _replay_all(recordings: Path, only: str | None) -> tuple[list[str], in
             try:
                 backend = ReplayBackend(agent_dir(recordings, key, agent))
             except RecordingError as exc:
-                lines.append(f"| {key} | - | {agent} | - | - | - | broken: {one_line(str(exc))} |")
+                lines.append(_md(key, "-", agent, "-", "-", "-", f"broken: {one_line(str(exc))}"))
                 failures += 1
                 continue
             info = backend.info()
@@ -106,17 +109,16 @@ async def _replay_all(recordings: Path, only: str | None) -> tuple[list[str], in
                 s = found.get(name)
                 if s is None or s.workflow.key != key:
                     lines.append(
-                        f"| {key} | {name} | {agent} | {produced} | - | - | "
-                        "NOT reproduced: no such scenario is registered |"
-                    )
+                        _md(key, name, agent, produced, "-", "-", "NOT reproduced: no such "
+                            "scenario is registered")
+                    )  # fmt: skip
                     failures += 1
                     continue
                 for n, run in await _replay_scenario(wf, s, backend, settings):
                     label = s.name if n == 0 else f"{s.name} (rejection round {n})"
                     if isinstance(run, str):
                         lines.append(
-                            f"| {key} | {label} | {agent} | {produced} | - | - | "
-                            f"NOT reproduced: {run} |"
+                            _md(key, label, agent, produced, "-", "-", f"NOT reproduced: {run}")
                         )
                         failures += 1
                         continue

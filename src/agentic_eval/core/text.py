@@ -67,6 +67,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
 )
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 _SECRET_NAME = re.compile(r"(?i)(?:^|_)(?:API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$")
@@ -137,8 +138,9 @@ def safe_url(url: str) -> str:
 
 def printable(text: str) -> str:
     """``text`` safe for a terminal: escape sequences, NUL and other control characters are
-    shown as ``\\xNN`` escapes (newlines and tabs kept)."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    shown as ``\\xNN`` escapes (newlines and tabs kept), and a lone surrogate (half a
+    character, which nothing can encode) as U+FFFD."""
+    return _SURROGATE.sub("\ufffd", _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text))
 
 
 def one_line(text: str, limit: int = 500) -> str:
