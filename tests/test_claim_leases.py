@@ -307,6 +307,31 @@ def test_a_0004_database_gains_leases_and_its_stranded_live_claim_is_recoverable
         conn.execute(text(second))
 
 
+@pytest.mark.parametrize(
+    ("args", "env", "message"),
+    [
+        (["step", "--scenario", SCENARIO], "abc", f"{LEASE_ENV}='abc' is not a number"),
+        (["workflow", "recover"], "-1", f"{LEASE_ENV}='-1' must be a number of seconds above 0"),
+        (["workflow", "recover", "--as", "nobody"], None, "no user named 'nobody'"),
+        (["workflow", "recover", "--as", " "], None, "--as is empty"),
+    ],
+)
+def test_workflow_commands_refuse_a_bad_lease_or_operator_in_one_line(
+    args: list[str],
+    env: str | None,
+    message: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from agentic_eval.cli.main import main
+
+    if env is not None:
+        monkeypatch.setenv(LEASE_ENV, env)
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
 # -- real processes ----------------------------------------------------------------------------
 
 

@@ -112,7 +112,11 @@ def step(
     approved, earlier rejections), the agent's attempt is claimed, run with the stubbed tools,
     finished through the service and judged by the scenario's checks (the template's universal
     checks included). Jobs live in the store ($AGENTIC_EVAL_HOME or AGENTIC_EVAL_DATABASE_URL).
-    Exit 0 passed, 1 check_failed or error, 2 usage error or transient.
+    Exit 0 passed, 1 check_failed or error, 2 usage error or transient, 130/143 interrupted by
+    SIGINT/SIGTERM (the agent's claim is released at once, its attempt marked interrupted). A
+    claim is a lease renewed while this process lives (AGENTIC_EVAL_CLAIM_LEASE seconds,
+    default 120): if the process is killed outright, the step can be claimed again once the
+    lease has expired (see `agentic-eval workflow recover`).
     \b
     Examples:
       agentic-eval step --list

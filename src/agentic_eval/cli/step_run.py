@@ -201,6 +201,8 @@ async def execute_step(o: StepOptions) -> int:
         wf = Workflow(store)
     except StoreError as exc:
         raise click.ClickException(one_line(str(exc))) from None
+    except WorkflowError as exc:  # a bad AGENTIC_EVAL_CLAIM_LEASE
+        raise click.UsageError(one_line(str(exc))) from None
     s = _scenario(o, wf)
     backend, settings = _backend(o, s)
     if o.record:

@@ -149,8 +149,10 @@ def _open_workflow() -> Workflow:
 
     try:
         return Workflow(Store())
-    except (StoreError, WorkflowError) as exc:
+    except StoreError as exc:
         raise click.ClickException(one_line(str(exc))) from None
+    except WorkflowError as exc:  # a bad AGENTIC_EVAL_CLAIM_LEASE
+        raise click.UsageError(one_line(str(exc))) from None
 
 
 def _when(claim: Claim | ReleasedClaim) -> str:
