@@ -512,3 +512,30 @@ def test_an_argument_that_is_not_utf8_text_is_a_usage_error(
     err = capsys.readouterr().err
     assert code == 2
     assert "argument 6 (mo\\ud800del) is not valid UTF-8 text" in err
+
+
+def test_scenarios_rows_keep_their_cells_whatever_the_agent_is_called(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agentic_eval.backends.scripted import respond
+    from agentic_eval.testing import FakeProvider
+    from agentic_eval.workflow.lead_intel.agents import AGENTS
+
+    def reference(request: ModelRequest) -> ModelResponse:
+        return respond(AGENTS["reference"], request)
+
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    rec, label = tmp_path / "rec", "x|y <b>*bold*</b> `tick`"
+    with FakeProvider(reference) as fake:
+        code = main(["step", "--scenario", "synthesize.grounded", "--provider", "openai",
+                     "--base-url", fake.openai_base_url, "--model", "m", "--record",
+                     "--recordings", str(rec), "--agent", label])  # fmt: skip
+    assert code == 0, capsys.readouterr()
+    capsys.readouterr()
+    assert main(["scenarios", "--recordings", str(rec)]) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith("|") and "---" not in line]
+    html = MarkdownIt("commonmark").enable("table").render("\n".join(out.splitlines()[:-1]))
+    assert len(rows) == 2 and "<b>" not in html and "<em>" not in html
+    cells = re.findall(r"<td>(.*?)</td>", html, re.S)
+    assert len(cells) == 7 and "x|y &lt;b&gt;*bold*&lt;/b&gt; `tick`" in cells[2]
