@@ -209,12 +209,26 @@ def test_a_heartbeating_claim_is_renewed_and_never_taken(db: Db) -> None:
     holder.heartbeat.stop()  # no renewal in flight when the store closes
 
 
+def test_a_claim_released_by_someone_else_stops_being_renewed(db: Db) -> None:
+    holder = Workflow(db.store, lease=0.3)
+    operator, bot, _ = _users(holder)
+    job = _job(holder, operator)
+    claim = holder.claim_step(job.id, "research", bot.id)
+    Workflow(db.store, heartbeat=False).cancel_job(job.id, operator.id, "lead went cold")
+    _wait_for(lambda: holder.heartbeat.lost, timeout=10)
+    assert holder.heartbeat.lost == [claim.id] and holder.heartbeat.held() == ()
+    (after,) = holder.claims(job.id)
+    assert after.status == "released"
+    holder.heartbeat.stop()
+
+
 def test_interrupt_releases_the_held_claims_and_a_later_clean_up_is_a_no_op(db: Db) -> None:
     wf = Workflow(db.store, heartbeat=False)
     operator, bot, other = _users(wf)
-    job = _job(wf, operator)
+    job, elsewhere = _job(wf, operator), _job(wf, operator)
     claim = wf.claim_step(job.id, "research", bot.id)
-    (released,) = wf.interrupt("SIGTERM received by a test")
+    kept = wf.claim_step(elsewhere.id, "research", bot.id)
+    (released,) = wf.interrupt("SIGTERM received by a test", [claim.id, "not-held"])
     assert (released.claim_id, released.attempt_status, released.released_by) == (
         claim.id,
         "interrupted",
@@ -227,7 +241,9 @@ def test_interrupt_releases_the_held_claims_and_a_later_clean_up_is_a_no_op(db: 
     last = wf.transitions(job.id)[-1]
     assert (last.actor_id, last.from_state, last.to_state) == (bot.id, "claimed", "pending")
     assert last.reason == "attempt 1 interrupted: SIGTERM received by a test"
-    assert wf.interrupt("again") == []  # nothing held any more
+    assert [c.status for c in wf.claims(elsewhere.id)] == ["live"]  # not among those named
+    assert [r.claim_id for r in wf.interrupt("again")] == [kept.id]
+    assert wf.interrupt("and again") == []  # nothing held any more
     rival = Workflow(db.store, heartbeat=False)
     assert rival.claim_step(job.id, "research", other.id).status == "live"
 

@@ -114,11 +114,11 @@ class Heartbeat:
         while True:
             self._wake.wait(self.interval)
             with self._lock:
+                self._wake.clear()  # woken by stop(): still renew what was held again since
                 ids = tuple(self._held)
                 renew = self._renew()
                 if not ids or renew is None:
                     self._thread = None
-                    self._wake.clear()
                     return
             try:
                 gone = set(renew(ids))
@@ -130,5 +130,6 @@ class Heartbeat:
             self.beats += 1
             if gone:
                 with self._lock:
+                    gone &= self._held  # not those finished while this beat ran
                     self._held.difference_update(gone)
                 self.lost.extend(sorted(gone))

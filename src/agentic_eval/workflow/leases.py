@@ -9,7 +9,7 @@ released the claim yet, and fails (naming the release) if someone has.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 from functools import partial
 from typing import Any, cast
@@ -231,21 +231,27 @@ class WorkflowLeases(WorkflowMoves):
                 released.extend(self._release_expired(s, job, self._now(), actor))
         return released
 
-    def interrupt(self, cause: str) -> list[ReleasedClaim]:
-        """Release every claim this object holds, because its process is being stopped: each
-        attempt ``interrupted`` (no output), each step back to ``pending``, the transition by the
-        claimant for ``cause``. Finishing such an attempt afterwards without output is a no-op,
-        so a caller's own clean-up (``finish_attempt(claim, None)``) does not fail.
+    def interrupt(self, cause: str, claim_ids: Iterable[str] | None = None) -> list[ReleasedClaim]:
+        """Release every claim this object holds (or only ``claim_ids`` among them), because
+        its process or its attempt is being stopped: each attempt ``interrupted`` (no output),
+        each step back to ``pending``, the transition by the claimant for ``cause``. Finishing
+        such an attempt afterwards without output is a no-op, so a caller's own clean-up
+        (``finish_attempt(claim, None)``) does not fail.
 
         Args:
             cause: why, e.g. ``"SIGTERM received by agentic-eval step (host pid 42)"``.
+            claim_ids: release only these (default: every claim held).
         """
         released: list[ReleasedClaim] = []
 
         def why(number: int, claimant: str) -> str:
             return f"attempt {number} interrupted: {cause}"
 
-        for claim_id in self.heartbeat.held():
+        held = self.heartbeat.held()
+        if claim_ids is not None:
+            chosen = set(claim_ids)
+            held = tuple(c for c in held if c in chosen)
+        for claim_id in held:
             with self._session("release an interrupted claim") as s:
                 job_id = s.scalars(select(WfClaim.job_id).where(WfClaim.id == claim_id)).first()
                 if job_id is not None:
