@@ -599,3 +599,39 @@ def _sleep_until(moment: datetime) -> None:
     assert delay < 30
     if delay > 0:
         time.sleep(delay)
+
+
+def test_sigterm_during_scenarios_releases_the_claim_in_flight(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`scenarios` is a workflow command too: a signal while an agent holds a claim releases it
+    as interrupted and exits 143, as `step` and `run` do."""
+    import asyncio
+    import os
+    import signal
+
+    from agentic_eval.cli.main import main
+    from agentic_eval.recordings.replay import ReplayBackend
+    from agentic_eval.store.db import Store
+    from agentic_eval.workflow.service import Workflow
+
+    original = ReplayBackend.complete
+    calls = {"n": 0}
+
+    async def slow(self: ReplayBackend, request: object, call: object) -> object:
+        calls["n"] += 1
+        if calls["n"] == 3:  # well inside some agent's claimed attempt
+            os.kill(os.getpid(), signal.SIGTERM)
+            await asyncio.sleep(30)
+        return await original(self, request, call)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ReplayBackend, "complete", slow)
+    code = main(["scenarios"])
+    err = capsys.readouterr().err
+    assert code == 143, err
+    assert "SIGTERM: stopping scenarios" in err and "interrupted" in err
+    wf = Workflow(Store())
+    jobs = wf.jobs()
+    assert jobs and not [c for j in jobs for c in wf.claims(j.id) if c.status == "live"]
+    notes = [a.note for j in jobs for a in wf.attempts(j.id)]
+    assert any("SIGTERM" in n for n in notes), notes

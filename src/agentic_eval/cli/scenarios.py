@@ -10,6 +10,7 @@ import click
 
 from agentic_eval.cli.options import recordings_option
 from agentic_eval.cli.step_view import echo
+from agentic_eval.cli.workflow import ClaimGuard
 from agentic_eval.core.task import parse_task_inputs
 from agentic_eval.core.text import one_line
 from agentic_eval.domains.fixtures import FixtureError
@@ -76,9 +77,28 @@ async def _replay_scenario(
     return rounds
 
 
-async def _replay_all(recordings: Path, only: str | None) -> tuple[list[str], int]:
-    found = scenarios()
+async def _replay_all(recordings: Path, only: str | None) -> tuple[list[str], int] | int:
+    """The rows and the failures; or the exit code 130 / 143 when a signal stopped it (the
+    claims this process held released as interrupted)."""
     wf = Workflow(Store())
+    guard = ClaimGuard(wf, "scenarios")
+    guard.install()
+    try:
+        return await _replay_each(wf, recordings, only)
+    except asyncio.CancelledError:
+        if guard.signal is None:
+            raise
+        return guard.exit_code()
+    except (WorkflowError, StoreError):
+        if guard.signal is not None:  # the clean-up of an interrupted attempt
+            return guard.exit_code()
+        raise
+    finally:
+        guard.remove()
+
+
+async def _replay_each(wf: Workflow, recordings: Path, only: str | None) -> tuple[list[str], int]:
+    found = scenarios()
     lines: list[str] = []
     failures = 0
     for key in dict.fromkeys(s.workflow.key for s in found.values()):
@@ -139,11 +159,15 @@ def scenarios_cmd(recordings: Path, agent: str | None) -> int:
     a hallucinating agent's recorded check_failed must come back check_failed), 1 if not.
     Rejection rounds recorded by `step --interactive` (samples after the first) are replayed
     too: the operator rejects each round with the reason its recording was given.
+    SIGINT/SIGTERM release the claim in flight as interrupted and exit 130 / 143.
     """
     try:
-        lines, failures = asyncio.run(_replay_all(recordings, agent))
+        done = asyncio.run(_replay_all(recordings, agent))
     except (FixtureError, StoreError, WorkflowError) as exc:
         raise click.ClickException(one_line(str(exc))) from None
+    if isinstance(done, int):
+        return done
+    lines, failures = done
     if not lines:
         raise click.UsageError(f"no scenario recordings under {recordings}")
     echo("| workflow | scenario | agent | produced by | outcome | failed checks | replay |")
