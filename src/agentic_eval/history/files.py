@@ -102,24 +102,34 @@ def write_entry(entry: HistoryEntry, root: Path | None = None) -> Path:
 
 
 def _series_tip(folder: Path, key: SeriesKey) -> str | None:
-    """The digest of the series' newest readable entry that no other entry follows."""
+    """The digest of the end of the series' chain: its entry that no other entry follows (the
+    one finished last, if a concurrent write forked the chain).
+
+    Every entry file of the suite is read, but only parsed as JSON (the fields that place it in
+    its series), not validated: this runs on every write. Unreadable files are passed over;
+    reading the history reports them."""
     if not folder.is_dir():
         return None
-    members: list[StoredEntry] = []
-    for path in sorted(folder.iterdir()):
+    members: list[tuple[str, str, str | None]] = []  # (finished_at, digest, previous)
+    for path in folder.iterdir():
         if not _ENTRY_NAME.match(path.name):
             continue
         try:
-            stored = _read_stored(path)
-        except HistoryError:
+            raw = read_bounded(path)
+            data = orjson.loads(raw)
+            card = data["scorecard"]["produced_by"]
+            found = (data["suite"], card["agent"], card["approval_mode"], data["producer"]["kind"])
+            if found == key and data.get("schema_version", 1) >= 2:
+                members.append(
+                    (str(data["finished_at"]), entry_digest(raw), data.get("previous_sha256"))
+                )
+            elif found == key:
+                members.append((str(data["finished_at"]), entry_digest(raw), None))
+        except (RecordingError, orjson.JSONDecodeError, KeyError, TypeError):
             continue
-        if series_key(stored.entry) == key:
-            members.append(stored)
-    followed = {s.entry.previous_sha256 for s in members}
-    tips = [s for s in members if s.sha256 not in followed] or members
-    if not tips:
-        return None
-    return max(tips, key=lambda s: (s.entry.finished_at, s.entry.started_at, s.path.name)).sha256
+    followed = {previous for _, _, previous in members}
+    tips = [m for m in members if m[1] not in followed] or members
+    return max(tips)[1] if tips else None
 
 
 def read_model(model: type[M], path: Path, what: str) -> M:
