@@ -25,7 +25,9 @@ PASSWORD = "PwSweep7f3a9Q"
 QUERY_KEY = "QkeySweep19b2Z"
 ERROR_TOKEN = "V3ProxyTok88sweepX"
 ENV_KEY = "sk-envSweepKey-5151515151"
-SECRETS = (PASSWORD, QUERY_KEY, ERROR_TOKEN, ENV_KEY)
+PROVIDED_KEY = "Kx7Kx7Kx7Kx7Kx7Kx7Kx7"
+COOKIE = "Cs5Cs5Cs5Cs5Cs5Cs5"
+SECRETS = (PASSWORD, QUERY_KEY, ERROR_TOKEN, ENV_KEY, PROVIDED_KEY, COOKIE)
 
 
 def _responder(request: ModelRequest) -> ModelResponse:
@@ -76,7 +78,13 @@ def test_no_planted_secret_is_stored_or_printed(
 
     live = ["--provider", "openai", "--base-url", url, "--model", "fake-model"]
     live += ["--retries", "0", "--timeout", "5"]
-    fake.inject(Fault.status(400, f"proxy rejected token={ERROR_TOKEN} for this route"))
+    fake.inject(
+        Fault.status(
+            400,
+            f"proxy rejected token={ERROR_TOKEN} for this route; Incorrect API key provided: "
+            f"{PROVIDED_KEY}; Cookie: session={COOKIE}",
+        )
+    )
     code = cli("run", "retail_ops", *live, "--cases", "match-00[12]", "--record",
                "--recordings", str(rec), "--agent", "swept")  # fmt: skip
     assert code == 1  # the 400 is an error outcome: the gate fails
@@ -116,6 +124,24 @@ def test_no_planted_secret_is_stored_or_printed(
         ("retry http://bob:hunter22@proxy:3128/v1 later", "hunter22"),
         ("GET /v1?api_key=AAAABBBB1234&x=1 failed", "AAAABBBB1234"),
         ("ghp_0123456789abcdefABCDEF0123 rejected", "ghp_0123456789abcdefABCDEF0123"),
+        # a hostile review's second round: each shape once
+        ("Incorrect API key provided: abcd1234efgh5678ijkl", "abcd1234efgh5678ijkl"),
+        ("authorization: abcdefgh12345678", "abcdefgh12345678"),
+        ("Authorization: Basic dXNlcjpwYXNzd29yZA==", "dXNlcjpwYXNzd29yZA"),
+        ("Bearer: abcdefgh12345678", "abcdefgh12345678"),
+        ("Cookie: session=9f8e7d6c5b4a39281706", "9f8e7d6c5b4a39281706"),
+        ("Set-Cookie: sessionid=abcdef1234567890abcdef", "abcdef1234567890abcdef"),
+        ("pw=hunter2xx", "hunter2xx"),
+        ("password = 'hunter two'", "hunter two"),
+        ("token\\u003dabc1234567", "abc1234567"),
+        ("api_key: [AbCdEf0123456789xyz]", "AbCdEf0123456789xyz"),
+        ("api_key=<AbCdEf0123456789xyz>", "AbCdEf0123456789xyz"),
+        ("api_key=\u201cAbCdEf0123456789xyz\u201d", "AbCdEf0123456789xyz"),
+        ("github_pat_11ABCDEFG0123456789_GHPATLEAK", "github_pat_11ABCDEFG0123456789_GHPATLEAK"),
+        ("hf_HFLEAKabcdefghijklmnopqrstuv1", "hf_HFLEAKabcdefghijklmnopqrstuv1"),
+        ("glpat-abcdefghij1234567890", "glpat-abcdefghij1234567890"),
+        ("sk_live_abcdefghij1234567890", "sk_live_abcdefghij1234567890"),
+        ("x-goog-api-key: AIzaSyA1234567890abcdefghijklmnopqrstu", "AIzaSyA1234567890abcdef"),
     ],
 )
 def test_redact_removes_known_secret_shapes(text: str, secret: str) -> None:

@@ -26,13 +26,22 @@ REDACTED = "[REDACTED]"
 SECRET_WORDS = (
     r"(?:x-)?api[-_]?key|apikey|access[-_]?key|secret[-_]?key|private[-_]?key|client[-_]?secret"
     r"|access[-_]?token|refresh[-_]?token|id[-_]?token|auth[-_]?token|session[-_]?token"
-    r"|token|secret|password|passwd|pwd|passphrase|credentials?|key|sig|signature|auth"
+    r"|token|secret|password|passwd|pwd|pw|passphrase|credentials?|key|sig|signature|auth"
+    r"|authorization|bearer|cookie|set-cookie|session(?:[-_]?id)?"
 )
 """Words whose value is a secret: query parameter names and ``word=value`` keys in text."""
 _SECRET_PARAM = re.compile(rf"(?i)^(?:{SECRET_WORDS})$|(?i:token|secret|passw|api[-_]?key)")
 
+_WORD = rf"(?<![A-Za-z0-9])(?:{SECRET_WORDS})(?:\s+provided)?"
+"""A secret word as a word (``key provided`` is OpenAI's "Incorrect API key provided: sk-...")."""
+_SEP = r"[\"'`]?[ \t]*(?:[:=]|%3[dD]|\\{0,2}u003[dD])[ \t]*"
+"""What joins a secret word to its value: ``=``, ``:``, ``%3D``, ``\u003d``, any spacing."""
+_OPEN = "\"'`<([{\u00ab\u201c\u2018"
+_SCHEME = r"(?:(?:bearer|basic|token|digest)[ \t]+)?"
+_NOT_DONE = rf"(?![{_OPEN}]*\[REDACTED\])(?!\*\*\*)"
+
 _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
-    # credentials inside any URL in the text: scheme://userinfo@host
+    # credentials inside any URL in the text: scheme://user:password@host, scheme://token@host
     (re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)([^\s/@?#:]+:)[^\s/@?#]+@"), r"\1\2***@"),
     (
         re.compile(
@@ -41,26 +50,42 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         r"\1***@",
     ),
-    (re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"), REDACTED),
-    (re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{16,}|xox[abprs]-[A-Za-z0-9\-]{10,})"), REDACTED),
-    (re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), REDACTED),
-    (re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*"), REDACTED),
-    (
-        re.compile(r"(?i)\b((?:bearer|basic|token)\s+)(?!\[REDACTED\])[A-Za-z0-9._~+/\-]{8,}=*"),
-        rf"\1{REDACTED}",
-    ),
-    # word=value, word: value, "word": "value", word%3Dvalue; the value up to a delimiter
+    # well-known token shapes, wherever they stand
     (
         re.compile(
-            rf"(?i)(?<![A-Za-z0-9])((?:{SECRET_WORDS})[\"']?\s*(?:[:=]|%3[dD])\s*[\"']?)"
-            rf"(?!\[REDACTED\])[^\s\"',;&}}<>\]]{{3,}}"
+            r"\b(?:sk-[A-Za-z0-9_\-]{8,}|(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{8,}"
+            r"|gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_\-]{16,}"
+            r"|hf_[A-Za-z0-9]{20,}|AIza[0-9A-Za-z_\-]{30,}|xox[abprs]-[A-Za-z0-9\-]{8,}"
+            r"|(?:AKIA|ASIA)[0-9A-Z]{16}\b"
+            r"|eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*)"
+        ),
+        REDACTED,
+    ),
+    # "Bearer <token>", "Basic <token>": the scheme names what follows
+    (
+        re.compile(rf"(?i)\b((?:bearer|basic|token)[ \t:=]+){_NOT_DONE}[A-Za-z0-9._~+/\-]{{8,}}=*"),
+        rf"\1{REDACTED}",
+    ),
+    # word = 'a quoted value, spaces and all'
+    (
+        re.compile(
+            rf"(?i)({_WORD}{_SEP}{_SCHEME}([\"'`\u201c\u2018\u00ab]))(?!\[REDACTED\])"
+            r"[^\"'`\u201d\u2019\u00bb\n]{1,200}(?=[\"'`\u201d\u2019\u00bb])"
+        ),
+        rf"\1{REDACTED}",
+    ),
+    # word=value, word: value, word: Bearer value, word: <value>; the value up to a delimiter
+    (
+        re.compile(
+            rf"(?i)({_WORD}{_SEP}{_SCHEME}{_NOT_DONE}[{_OPEN}]{{0,2}})"
+            rf"[^\s\"'`,;&}}<>\])\u00bb\u201d\u2019]{{3,}}"
         ),
         rf"\1{REDACTED}",
     ),
     # a long random-looking string shortly after a secret word: "token is AbC123...", "key AbC"
     (
         re.compile(
-            rf"(?i)(?<![A-Za-z0-9])((?:{SECRET_WORDS})\b[^\w\[]{{0,3}}(?:(?:is|was|of|for)\s+)?)"
+            rf"(?i)({_WORD}\b[^\w\[\n]{{0,3}}(?:(?:is|was|of|for)\s+)?[{_OPEN}]?)"
             r"(?=[A-Za-z0-9_\-./+]*[0-9])(?=[A-Za-z0-9_\-./+]*[A-Za-z])[A-Za-z0-9_\-./+]{16,}=*"
         ),
         rf"\1{REDACTED}",
