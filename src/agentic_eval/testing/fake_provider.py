@@ -15,16 +15,17 @@ It can also inject faults (HTTP errors, slow answers) to test retries and error 
         ...  # first call sees a 429, the retry gets ``reply``
         assert len(fake.requests) == 2
 
-Endpoints: ``POST /v1/messages`` (Anthropic Messages API) and ``POST /v1/chat/completions``
-(OpenAI Chat Completions). The fake never keeps credentials: it only records whether an
-``Authorization`` or ``x-api-key`` header was present (:attr:`FakeProvider.saw_auth_header`).
+It holds the load of a load test: HTTP/1.1 keep-alive (every response has its
+``Content-Length``, so clients reuse their connections), a listen backlog of 1024, one daemon
+thread per connection, no Nagle delay. For load tests it can also answer every request after a
+latency and fail a share of them at random, reproducibly with a seed::
 
-Wire-format notes. OpenAI has no ``is_error`` on tool results, so it is ``False`` after a round
-trip through ``/v1/chat/completions``; consecutive ``tool`` messages and the ``user`` message
-right after them are parsed back as one user message (tool results first), which is how the
-OpenAI backend sends such a message. A tool call whose input is exactly
-``{"_raw_arguments": text}`` is sent to OpenAI clients with ``text`` as its raw ``arguments``,
-so tests can exercise arguments that are not valid JSON.
+    FakeProvider(responder, latency_ms=(50, 100), fail_rates={529: 0.3}, seed=7)
+
+Endpoints: ``POST /v1/messages`` (Anthropic Messages API) and ``POST /v1/chat/completions``
+(OpenAI Chat Completions); :mod:`agentic_eval.testing.provider_wire` holds the formats. The fake
+never keeps credentials: it only records whether an ``Authorization`` or ``x-api-key`` header
+was present (:attr:`FakeProvider.saw_auth_header`).
 """
 
 from __future__ import annotations
@@ -33,66 +34,34 @@ import json
 import select
 import socket
 import threading
-from collections import deque
-from collections.abc import Callable, Sequence
+from collections import Counter, deque
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any, Literal, Self, cast
 
-from agentic_eval.backends.openai_backend import RAW_ARGUMENTS_KEY
-from agentic_eval.core.messages import (
-    ContentBlock,
-    Message,
-    TextBlock,
-    ToolResultBlock,
-    ToolUseBlock,
+from agentic_eval.core.model import ModelRequest, ModelResponse
+from agentic_eval.testing.load_shape import Draw, Latency, LoadShape
+from agentic_eval.testing.provider_wire import (
+    ANTHROPIC_PATH,
+    OPENAI_PATH,
+    WireError,
+    WireFormat,
+    error_body,
+    parse_request,
+    response_body,
 )
-from agentic_eval.core.model import ModelRequest, ModelResponse, StopReason, ToolSpec
 
 __all__ = ["FakeProvider", "Fault", "Responder", "WireFormat", "scripted_responder"]
 
 Responder = Callable[[ModelRequest], ModelResponse]
-"""Answers one parsed request. Called from a server thread."""
+"""Answers one parsed request. Called from a server thread, possibly from many at once."""
 
-WireFormat = Literal["anthropic", "openai"]
-
-_ANTHROPIC_PATH = "/v1/messages"
-_OPENAI_PATH = "/v1/chat/completions"
-_DEFAULT_TEMPERATURE = 1.0  # what both providers assume when a request omits it
-
-_ANTHROPIC_ERROR_TYPES = {
-    400: "invalid_request_error",
-    401: "authentication_error",
-    403: "permission_error",
-    404: "not_found_error",
-    413: "request_too_large",
-    429: "rate_limit_error",
-    529: "overloaded_error",
-}
-_OPENAI_ERROR_CODES = {
-    401: "invalid_api_key",
-    404: "model_not_found",
-    429: "rate_limit_exceeded",
-}
-_ANTHROPIC_STOP: dict[StopReason, str] = {
-    "end_turn": "end_turn",
-    "tool_use": "tool_use",
-    "max_tokens": "max_tokens",
-    "stop_sequence": "stop_sequence",
-    "refusal": "refusal",
-    "other": "pause_turn",
-}
-# OpenAI has one "stop" for both a natural end and a stop sequence.
-_OPENAI_FINISH: dict[StopReason, str] = {
-    "end_turn": "stop",
-    "tool_use": "tool_calls",
-    "max_tokens": "length",
-    "stop_sequence": "stop",
-    "refusal": "content_filter",
-    "other": "function_call",
-}
+LISTEN_BACKLOG = 1024
+"""Connections the kernel queues before the server accepts them (the standard library's 5
+turned about 40% of 64 simultaneous connections into resets)."""
 
 
 @dataclass(frozen=True)
@@ -163,14 +132,13 @@ def scripted_responder(responses: Sequence[ModelResponse]) -> Responder:
     return respond
 
 
-class _WireError(Exception):
-    """A request the fake cannot parse: answered with HTTP 400."""
-
-
 class FakeProvider:
     """An HTTP server on 127.0.0.1 that answers Anthropic and OpenAI requests with a responder.
 
-    Use it as a context manager; it listens on an ephemeral port between enter and exit.
+    Use it as a context manager; it listens between enter and exit. Each parsed request meets,
+    in this order: the next injected :class:`Fault` if one is queued (served exactly as queued:
+    no latency, no random failure); else the latency, then a random failure with the
+    probabilities of ``fail_rates``, else the responder's answer.
 
     Attributes:
         requests: Every parsed request received, in order (including those that got a fault).
@@ -180,21 +148,50 @@ class FakeProvider:
         responder_errors: Exceptions the responder raised (each was answered with HTTP 500).
     """
 
-    def __init__(self, responder: Responder, *, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(
+        self,
+        responder: Responder,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        latency_ms: Latency = 0.0,
+        fail_rates: Mapping[int, float] | None = None,
+        seed: int | None = None,
+        keep_requests: bool = True,
+    ) -> None:
         """Prepare the server (it starts on ``__enter__``).
 
         Args:
             responder: Answers each request that is not consumed by a fault.
             host: Interface to listen on.
             port: Port to listen on; 0 picks a free one.
+            latency_ms: Milliseconds to wait before answering each request not consumed by an
+                injected fault: a number, or ``(low, high)`` for a uniform draw per request. A
+                client that hangs up meanwhile is not answered (the responder is not called).
+            fail_rates: HTTP error status to the probability that a request gets it instead of
+                the responder's answer, e.g. ``{529: 0.3, 429: 0.05}`` (rates add up to 1 at
+                most). The error is the provider's envelope, as :meth:`Fault.status` sends it.
+            seed: Seeds the draws of failures and latencies: with a seed, the n-th request not
+                consumed by a fault meets the same outcome on every run, whatever the
+                concurrency. Without one, the draws differ from run to run.
+            keep_requests: Keep ``requests``, ``paths``, ``bodies`` and ``responder_errors``
+                (the default, for tests); a long-running server passes False so its memory
+                stays flat. :attr:`status_counts` is kept either way.
+
+        Raises:
+            ValueError: A latency or a failure rate out of range.
         """
         self._responder = responder
         self._host = host
         self._port = port
+        self._shape = LoadShape(latency_ms, fail_rates, seed)
+        self._keep = keep_requests
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._faults: deque[Fault] = deque()
         self._saw_auth_header = False
+        self._status_counts: Counter[int] = Counter()
+        self._connections: set[socket.socket] = set()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self.requests: list[ModelRequest] = []
@@ -212,17 +209,26 @@ class FakeProvider:
         server = _Server((self._host, self._port), _Handler, self)
         self._server = server
         self._thread = threading.Thread(
-            target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+            target=server.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="FakeProvider",
+            daemon=True,
         )
         self._thread.start()
 
     def stop(self) -> None:
-        """Stop listening, wake delayed handlers and close every socket (``__exit__`` calls it)."""
+        """Stop listening, wake waiting handlers and close every connection, idle keep-alive
+        ones included (``__exit__`` calls it). Returns once every handler thread has ended."""
         server, thread = self._server, self._thread
         if server is None:
             return
-        self._stopping.set()
+        with self._lock:
+            self._stopping.set()  # from here on, a new connection closes itself (_Handler.setup)
         server.shutdown()
+        with self._lock:
+            connections = list(self._connections)
+        for conn in connections:
+            _hang_up(conn)  # wakes a handler blocked reading the next keep-alive request
         server.server_close()  # also joins the handler threads
         if thread is not None:
             thread.join()
@@ -243,12 +249,19 @@ class FakeProvider:
     # -- addresses ---------------------------------------------------------------------------
 
     @property
+    def port(self) -> int:
+        """The port listened on (the one picked when ``port`` was 0), while running."""
+        if self._server is None:
+            raise RuntimeError("FakeProvider is not running; use it as a context manager")
+        return int(self._server.server_address[1])
+
+    @property
     def base_url(self) -> str:
         """``http://127.0.0.1:PORT`` while running."""
         if self._server is None:
             raise RuntimeError("FakeProvider is not running; use it as a context manager")
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}"
+        host = self._server.server_address[0]
+        return f"http://{host!s}:{self.port}"
 
     @property
     def anthropic_base_url(self) -> str:
@@ -283,55 +296,97 @@ class FakeProvider:
         with self._lock:
             return self._saw_auth_header
 
+    @property
+    def status_counts(self) -> dict[int, int]:
+        """How many responses were sent with each HTTP status (200 for the responder's)."""
+        with self._lock:
+            return dict(self._status_counts)
+
     # -- request handling (called from server threads) ---------------------------------------
 
     def _handle(self, handler: _Handler) -> None:
         path = handler.path.split("?", 1)[0]
-        wire: WireFormat = "openai" if path == _OPENAI_PATH else "anthropic"
+        wire: WireFormat = "openai" if path == OPENAI_PATH else "anthropic"
         has_auth = any(handler.headers.get(h, "").strip() for h in ("authorization", "x-api-key"))
         with self._lock:
-            self.paths.append(path)
+            if self._keep:
+                self.paths.append(path)
             self._saw_auth_header = self._saw_auth_header or has_auth
-        length = int(handler.headers.get("content-length") or 0)
-        raw = handler.rfile.read(length)
-        if handler.command != "POST" or path not in (_ANTHROPIC_PATH, _OPENAI_PATH):
-            _send_error(handler, wire, 404, f"no route for {handler.command} {path}")
+        raw = _read_body(handler)
+        if raw is None:
+            self._send_error(handler, wire, 400, "FakeProvider needs a Content-Length body")
+            return
+        if handler.command != "POST" or path not in (ANTHROPIC_PATH, OPENAI_PATH):
+            self._send_error(handler, wire, 404, f"no route for {handler.command} {path}")
             return
         try:
             body = json.loads(raw)
-            request = _parse_anthropic(body) if wire == "anthropic" else _parse_openai(body)
-        except (ValueError, _WireError) as exc:
-            _send_error(handler, wire, 400, f"FakeProvider could not parse the request: {exc}")
+            request = parse_request(wire, body)
+        except (ValueError, WireError) as exc:
+            self._send_error(handler, wire, 400, f"FakeProvider could not parse the request: {exc}")
             return
         with self._lock:
-            self.requests.append(request)
-            self.bodies.append(body)
+            if self._keep:
+                self.requests.append(request)
+                self.bodies.append(body)
             fault = self._faults.popleft() if self._faults else None
+            lot = self._shape.draw() if fault is None else Draw(fault.seconds, None)
         if fault is not None and fault.kind == "status":
-            _send_error(handler, wire, fault.status_code, fault.message)
+            self._send_error(handler, wire, fault.status_code, fault.message)
             return
-        if fault is not None and fault.kind == "delay":
-            self._stopping.wait(fault.seconds)
+        if lot.seconds > 0:
+            self._stopping.wait(lot.seconds)
             if self._stopping.is_set() or _peer_closed(handler):
+                handler.close_connection = True
                 return
+        if lot.failure is not None:
+            self._send_error(handler, wire, lot.failure, Fault.status(lot.failure).message)
+            return
         try:
             response = self._responder(request)
         except Exception as exc:
             with self._lock:
-                self.responder_errors.append(exc)
-            _send_error(handler, wire, 500, f"FakeProvider responder failed: {exc!r}")
+                if self._keep:
+                    self.responder_errors.append(exc)
+            self._send_error(handler, wire, 500, f"FakeProvider responder failed: {exc!r}")
             return
-        payload = (
-            _anthropic_response(response, request)
-            if wire == "anthropic"
-            else _openai_response(response, request)
-        )
-        _send_json(handler, 200, payload)
+        self._send_json(handler, 200, response_body(wire, response, request))
+
+    def _send_error(self, handler: _Handler, wire: WireFormat, status: int, message: str) -> None:
+        self._send_json(handler, status, error_body(wire, status, message))
+
+    def _send_json(self, handler: _Handler, status: int, payload: Any) -> None:
+        data = json.dumps(payload).encode("utf-8")
+        with self._lock:
+            self._status_counts[status] += 1
+        try:
+            handler.send_response(status)
+            handler.send_header("content-type", "application/json")
+            handler.send_header("content-length", str(len(data)))
+            handler.send_header("request-id", "req_fake")
+            handler.end_headers()
+            handler.wfile.write(data)
+            handler.wfile.flush()  # headers and body leave in one write
+        except OSError:
+            handler.close_connection = True  # the client is gone; nothing to tell it
+
+    def _opened(self, conn: socket.socket) -> bool:
+        """Track a new connection; False when the server is stopping (the caller hangs up)."""
+        with self._lock:
+            if self._stopping.is_set():
+                return False
+            self._connections.add(conn)
+            return True
+
+    def _closed(self, conn: socket.socket) -> None:
+        with self._lock:
+            self._connections.discard(conn)
 
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = True
+    request_queue_size = LISTEN_BACKLOG
 
     def __init__(
         self,
@@ -348,8 +403,23 @@ class _Server(ThreadingHTTPServer):
 
 
 class _Handler(BaseHTTPRequestHandler):
-    timeout = 30  # never let a half-open connection hold shutdown for long
+    protocol_version = "HTTP/1.1"  # keep-alive: clients reuse their connections
+    timeout = 30  # an idle keep-alive connection holds its thread this long at most
+    disable_nagle_algorithm = True
+    wbufsize = -1  # buffered: _send_json flushes headers and body together
     server_version = "FakeProvider/1"
+
+    def setup(self) -> None:
+        super().setup()
+        if not self._fake()._opened(self.connection):  # pyright: ignore[reportPrivateUsage]
+            _hang_up(self.connection)
+
+    def finish(self) -> None:
+        self._fake()._closed(self.connection)  # pyright: ignore[reportPrivateUsage]
+        try:
+            super().finish()
+        except OSError:
+            return  # the client is gone
 
     def do_POST(self) -> None:
         self._fake()._handle(self)  # pyright: ignore[reportPrivateUsage]
@@ -365,6 +435,29 @@ class _Handler(BaseHTTPRequestHandler):
         return
 
 
+def _read_body(handler: BaseHTTPRequestHandler) -> bytes | None:
+    """The request body; None when it has no length the fake can read (the connection is then
+    closed, since the rest of the stream cannot be framed)."""
+    if handler.headers.get("transfer-encoding"):
+        handler.close_connection = True
+        return None
+    try:
+        length = int(handler.headers.get("content-length") or 0)
+    except ValueError:
+        length = -1
+    if length < 0:
+        handler.close_connection = True
+        return None
+    return handler.rfile.read(length)
+
+
+def _hang_up(conn: socket.socket) -> None:
+    try:
+        conn.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        return  # already closed by the peer
+
+
 def _peer_closed(handler: BaseHTTPRequestHandler) -> bool:
     """True when the client hung up (a readable socket with nothing to read means EOF)."""
     conn: socket.socket = handler.connection
@@ -373,300 +466,3 @@ def _peer_closed(handler: BaseHTTPRequestHandler) -> bool:
         return bool(readable) and conn.recv(1, socket.MSG_PEEK) == b""
     except OSError:
         return True
-
-
-def _send_json(handler: BaseHTTPRequestHandler, status: int, payload: Any) -> None:
-    data = json.dumps(payload).encode("utf-8")
-    try:
-        handler.send_response(status)
-        handler.send_header("content-type", "application/json")
-        handler.send_header("content-length", str(len(data)))
-        handler.send_header("request-id", "req_fake")
-        handler.end_headers()
-        handler.wfile.write(data)
-    except OSError:
-        return  # the client is gone; nothing to tell it
-
-
-def _send_error(
-    handler: BaseHTTPRequestHandler, wire: WireFormat, status: int, message: str
-) -> None:
-    payload: dict[str, Any]
-    if wire == "anthropic":
-        kind = _ANTHROPIC_ERROR_TYPES.get(status, "api_error")
-        payload = {"type": "error", "error": {"type": kind, "message": message}}
-    else:
-        kind = "invalid_request_error" if status < 500 else "server_error"
-        payload = {
-            "error": {
-                "message": message,
-                "type": kind,
-                "param": None,
-                "code": _OPENAI_ERROR_CODES.get(status),
-            }
-        }
-    _send_json(handler, status, payload)
-
-
-# -- wire parsing helpers ----------------------------------------------------------------------
-
-
-def _obj(value: Any, what: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise _WireError(f"{what} must be a JSON object")
-    return value  # pyright: ignore[reportUnknownVariableType]
-
-
-def _arr(value: Any, what: str) -> list[Any]:
-    if not isinstance(value, list):
-        raise _WireError(f"{what} must be a JSON array")
-    return value  # pyright: ignore[reportUnknownVariableType]
-
-
-def _str(value: Any, what: str) -> str:
-    if not isinstance(value, str):
-        raise _WireError(f"{what} must be a string")
-    return value
-
-
-def _int(value: Any, what: str) -> int:
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise _WireError(f"{what} must be an integer")
-    return value
-
-
-def _temperature(value: Any, what: str) -> float:
-    if value is None:  # absent: the provider's own default
-        return _DEFAULT_TEMPERATURE
-    if not isinstance(value, int | float) or isinstance(value, bool):
-        raise _WireError(f"{what} must be a number")
-    return float(value)
-
-
-def _text_of(value: Any, what: str) -> str:
-    """A string, or an array of ``{"type": "text", "text": ...}`` parts joined by newlines."""
-    if isinstance(value, str):
-        return value
-    parts = [_obj(p, f"{what} part") for p in _arr(value, what)]
-    return "\n".join(_str(p.get("text"), f"{what} part text") for p in parts)
-
-
-def _text_blocks(value: Any, what: str) -> list[ContentBlock]:
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return [TextBlock(text=value)]
-    blocks: list[ContentBlock] = []
-    for part in _arr(value, what):
-        part_obj = _obj(part, f"{what} part")
-        if part_obj.get("type") != "text":
-            raise _WireError(f"unsupported {what} part type {part_obj.get('type')!r}")
-        blocks.append(TextBlock(text=_str(part_obj.get("text"), f"{what} part text")))
-    return blocks
-
-
-# -- Anthropic wire format ---------------------------------------------------------------------
-
-
-def _parse_anthropic(body: Any) -> ModelRequest:
-    req = _obj(body, "request body")
-    system = req.get("system")
-    messages: list[Message] = []
-    for i, raw in enumerate(_arr(req.get("messages"), "messages")):
-        msg = _obj(raw, f"messages[{i}]")
-        role = msg.get("role")
-        if role not in ("user", "assistant"):
-            raise _WireError(f"messages[{i}].role must be user or assistant, not {role!r}")
-        content = msg.get("content")
-        if isinstance(content, str):
-            blocks: list[ContentBlock] = [TextBlock(text=content)]
-        else:
-            what = f"messages[{i}].content"
-            blocks = [_anthropic_block(_obj(b, what), what) for b in _arr(content, what)]
-        messages.append(Message(role=role, content=tuple(blocks)))
-    tools = [
-        ToolSpec(
-            name=_str(t.get("name"), "tool name"),
-            description=_str(t.get("description", ""), "tool description"),
-            input_schema=_obj(t.get("input_schema"), "tool input_schema"),
-        )
-        for t in (_obj(raw, "tool") for raw in _arr(req.get("tools", []), "tools"))
-    ]
-    return ModelRequest(
-        model=_str(req.get("model"), "model"),
-        system="" if system is None else _text_of(system, "system"),
-        messages=tuple(messages),
-        tools=tuple(tools),
-        max_tokens=_int(req.get("max_tokens"), "max_tokens"),
-        temperature=_temperature(req.get("temperature"), "temperature"),
-    )
-
-
-def _anthropic_block(block: dict[str, Any], what: str) -> ContentBlock:
-    kind = block.get("type")
-    if kind == "text":
-        return TextBlock(text=_str(block.get("text"), f"{what} text"))
-    if kind == "tool_use":
-        return ToolUseBlock(
-            id=_str(block.get("id"), f"{what} tool_use id"),
-            name=_str(block.get("name"), f"{what} tool_use name"),
-            input=_obj(block.get("input"), f"{what} tool_use input"),
-        )
-    if kind == "tool_result":
-        content = block.get("content", "")
-        return ToolResultBlock(
-            tool_use_id=_str(block.get("tool_use_id"), f"{what} tool_use_id"),
-            content=_text_of(content, f"{what} tool_result content"),
-            is_error=bool(block.get("is_error", False)),
-        )
-    raise _WireError(f"unsupported content block type {kind!r} in {what}")
-
-
-def _anthropic_response(response: ModelResponse, request: ModelRequest) -> dict[str, Any]:
-    content: list[dict[str, Any]] = []
-    for block in response.content:
-        if isinstance(block, TextBlock):
-            content.append({"type": "text", "text": block.text})
-        elif isinstance(block, ToolUseBlock):
-            content.append(
-                {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
-            )
-    return {
-        "id": "msg_fake",
-        "type": "message",
-        "role": "assistant",
-        "model": response.model or request.model,
-        "content": content,
-        "stop_reason": _ANTHROPIC_STOP[response.stop_reason],
-        "stop_sequence": None,
-        "usage": {
-            "input_tokens": response.usage.input_tokens,
-            "output_tokens": response.usage.output_tokens,
-        },
-    }
-
-
-# -- OpenAI wire format ------------------------------------------------------------------------
-
-
-def _parse_openai(body: Any) -> ModelRequest:
-    req = _obj(body, "request body")
-    system_parts: list[str] = []
-    messages: list[Message] = []
-    pending_results: list[ContentBlock] = []  # tool messages waiting to become a user message
-
-    def flush_results(extra: list[ContentBlock]) -> None:
-        if pending_results or extra:
-            messages.append(Message(role="user", content=(*pending_results, *extra)))
-            pending_results.clear()
-
-    for i, raw in enumerate(_arr(req.get("messages"), "messages")):
-        msg = _obj(raw, f"messages[{i}]")
-        role = msg.get("role")
-        what = f"messages[{i}].content"
-        if role in ("system", "developer"):
-            system_parts.append(_text_of(msg.get("content"), what))
-        elif role == "tool":
-            pending_results.append(
-                ToolResultBlock(
-                    tool_use_id=_str(msg.get("tool_call_id"), f"messages[{i}].tool_call_id"),
-                    content=_text_of(msg.get("content"), what),
-                )
-            )
-        elif role == "user":
-            flush_results(_text_blocks(msg.get("content"), what))
-        elif role == "assistant":
-            flush_results([])
-            blocks = _text_blocks(msg.get("content"), what)
-            for j, call in enumerate(_arr(msg.get("tool_calls") or [], "tool_calls")):
-                call_obj = _obj(call, f"messages[{i}].tool_calls[{j}]")
-                function = _obj(call_obj.get("function"), f"messages[{i}].tool_calls[{j}].function")
-                blocks.append(
-                    ToolUseBlock(
-                        id=_str(call_obj.get("id"), "tool call id"),
-                        name=_str(function.get("name"), "function name"),
-                        input=_decode_arguments(_str(function.get("arguments"), "arguments")),
-                    )
-                )
-            messages.append(Message(role="assistant", content=tuple(blocks)))
-        else:
-            raise _WireError(f"messages[{i}].role {role!r} is not supported")
-    flush_results([])
-    tools: list[ToolSpec] = []
-    for raw in _arr(req.get("tools", []), "tools"):
-        tool = _obj(raw, "tool")
-        if tool.get("type") != "function":
-            raise _WireError(f"unsupported tool type {tool.get('type')!r}")
-        function = _obj(tool.get("function"), "tool function")
-        tools.append(
-            ToolSpec(
-                name=_str(function.get("name"), "tool name"),
-                description=_str(function.get("description", ""), "tool description"),
-                input_schema=_obj(function.get("parameters", {}), "tool parameters"),
-            )
-        )
-    max_tokens = req.get("max_completion_tokens", req.get("max_tokens"))
-    return ModelRequest(
-        model=_str(req.get("model"), "model"),
-        system="\n".join(system_parts),
-        messages=tuple(messages),
-        tools=tuple(tools),
-        max_tokens=_int(max_tokens, "max_completion_tokens or max_tokens"),
-        temperature=_temperature(req.get("temperature"), "temperature"),
-    )
-
-
-def _decode_arguments(text: str) -> dict[str, Any]:
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return {RAW_ARGUMENTS_KEY: text}
-    if not isinstance(value, dict):
-        return {RAW_ARGUMENTS_KEY: text}
-    return value  # pyright: ignore[reportUnknownVariableType]
-
-
-def _encode_arguments(arguments: dict[str, Any]) -> str:
-    raw = arguments.get(RAW_ARGUMENTS_KEY)
-    if len(arguments) == 1 and isinstance(raw, str):
-        return raw
-    return json.dumps(arguments, sort_keys=True)
-
-
-def _openai_response(response: ModelResponse, request: ModelRequest) -> dict[str, Any]:
-    texts = [b.text for b in response.content if isinstance(b, TextBlock)]
-    message: dict[str, Any] = {
-        "role": "assistant",
-        "content": "\n".join(texts) if texts else None,
-        "refusal": None,
-    }
-    calls = [
-        {
-            "id": b.id,
-            "type": "function",
-            "function": {"name": b.name, "arguments": _encode_arguments(b.input)},
-        }
-        for b in response.tool_uses()
-    ]
-    if calls:
-        message["tool_calls"] = calls
-    usage = response.usage
-    return {
-        "id": "chatcmpl-fake",
-        "object": "chat.completion",
-        "created": 0,
-        "model": response.model or request.model,
-        "choices": [
-            {
-                "index": 0,
-                "message": message,
-                "finish_reason": _OPENAI_FINISH[response.stop_reason],
-                "logprobs": None,
-            }
-        ],
-        "usage": {
-            "prompt_tokens": usage.input_tokens,
-            "completion_tokens": usage.output_tokens,
-            "total_tokens": usage.input_tokens + usage.output_tokens,
-        },
-    }
