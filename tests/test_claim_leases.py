@@ -264,7 +264,18 @@ def test_reopening_releases_an_expired_claim_on_a_later_step(db: Db) -> None:
 
 
 @pytest.mark.parametrize(
-    ("value", "expected"), [("", 120.0), ("2.5", 2.5), ("abc", None), ("0", None), ("nan", None)]
+    ("value", "expected"),
+    [
+        ("", 120.0),
+        ("2.5", 2.5),
+        ("abc", None),
+        ("0", None),
+        ("nan", None),
+        ("0.001", None),  # shorter than a renewal can be relied on
+        ("1e18", None),  # would overflow the date arithmetic (it was exit 70)
+        ("9999999999999", None),
+        ("604800", 604800.0),
+    ],
 )
 def test_the_lease_comes_from_the_environment(
     value: str, expected: float | None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
@@ -327,7 +338,11 @@ def test_a_0004_database_gains_leases_and_its_stranded_live_claim_is_recoverable
     ("args", "env", "message"),
     [
         (["step", "--scenario", SCENARIO], "abc", f"{LEASE_ENV}='abc' is not a number"),
-        (["workflow", "recover"], "-1", f"{LEASE_ENV}='-1' must be a number of seconds above 0"),
+        (
+            ["workflow", "recover"],
+            "-1",
+            f"{LEASE_ENV}='-1' must be a number of seconds from 1 to 604800",
+        ),
         (["workflow", "recover", "--as", "nobody"], None, "no user named 'nobody'"),
         (["workflow", "recover", "--as", " "], None, "--as is empty"),
     ],
@@ -635,3 +650,37 @@ def test_sigterm_during_scenarios_releases_the_claim_in_flight(
     assert jobs and not [c for j in jobs for c in wf.claims(j.id) if c.status == "live"]
     notes = [a.note for j in jobs for a in wf.attempts(j.id)]
     assert any("SIGTERM" in n for n in notes), notes
+
+
+def test_an_attempt_cancelled_in_flight_is_interrupted_not_failed() -> None:
+    """A Ctrl-C that reaches the agent's attempt before any handler (asyncio cancels the main
+    task) ends the attempt `interrupted` and frees the step, as a handled signal does."""
+    import asyncio
+
+    from agentic_eval.backends.scripted import ScriptedBackend
+    from agentic_eval.evaluation.scenario import run_scenario
+    from agentic_eval.evaluation.settings import RunSettings
+    from agentic_eval.workflow.scenarios import get_scenario
+
+    class Slow(ScriptedBackend):
+        async def complete(self, request: Any, call: Any) -> Any:
+            await asyncio.sleep(30)
+            return await super().complete(request, call)
+
+    wf = Workflow(Store())
+    s = get_scenario("synthesize.grounded")
+    backend = Slow("reference", AGENTS["reference"])
+
+    async def go() -> None:
+        task = asyncio.create_task(run_scenario(wf, s, backend, RunSettings(model="scripted")))
+        await asyncio.sleep(0.5)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(go())
+    job = wf.jobs()[0]
+    (attempt,) = wf.attempts(job.id, "synthesize")
+    assert attempt.status == "interrupted"
+    assert not [c for c in wf.claims(job.id) if c.status == "live"]
+    assert {st.key: st.state for st in wf.steps(job.id)}["synthesize"] == "pending"

@@ -70,8 +70,11 @@ HOSTILE = (
 )
 LABEL = "".join(ch for ch in HOSTILE if ch.isprintable())
 """What ``--label`` accepts of it (a label is printable text)."""
-MODEL = HOSTILE.replace("\ud800", "")
-"""What a live run can carry of it (the store refuses a lone surrogate)."""
+MODEL = LABEL
+"""What ``--model`` accepts of it (one line of printable text: a newline or an escape in a model
+name is a usage error, see test_a_model_name_that_is_not_one_printable_line_is_refused)."""
+OUTPUT = HOSTILE.replace("\ud800", "")
+"""What a model's answer can carry of it (the store refuses a lone surrogate)."""
 SHOWN = HOSTILE.replace("\ud800", "\ufffd")
 """What a document can hold of it (a lone surrogate cannot be encoded)."""
 
@@ -282,9 +285,9 @@ def test_run_with_a_hostile_label_escapes_every_format(
 
 def _poison_output(value: Any) -> Any:
     if isinstance(value, str):
-        return f"{value} {MODEL}"
+        return f"{value} {OUTPUT}"
     if isinstance(value, list):
-        return [*(_poison_output(v) for v in value), MODEL]  # pyright: ignore[reportUnknownVariableType]
+        return [*(_poison_output(v) for v in value), OUTPUT]  # pyright: ignore[reportUnknownVariableType]
     if isinstance(value, dict):
         return {k: _poison_output(v) for k, v in value.items()}  # pyright: ignore[reportUnknownVariableType]
     return value
@@ -539,3 +542,13 @@ def test_scenarios_rows_keep_their_cells_whatever_the_agent_is_called(
     assert len(rows) == 2 and "<b>" not in html and "<em>" not in html
     cells = re.findall(r"<td>(.*?)</td>", html, re.S)
     assert len(cells) == 7 and "x|y &lt;b&gt;*bold*&lt;/b&gt; `tick`" in cells[2]
+
+
+@pytest.mark.parametrize("model", ["mo\ndel", "mo\x1b[31mdel", "mo\x00del", " ", ""])
+def test_a_model_name_that_is_not_one_printable_line_is_refused(
+    model: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for command in (["run", "retail_ops"], ["step", "--scenario", "synthesize.grounded"]):
+        code = main([*command, "--provider", "openai", "--model", model])
+        err = capsys.readouterr().err
+        assert code == 2 and "--model" in err and "printable text on one line" in err

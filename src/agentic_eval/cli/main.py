@@ -39,10 +39,13 @@ def _is_text(arg: str) -> bool:
 
 
 def _run_click(args: list[str]) -> int:
-    import click
+    try:  # a Ctrl-C while the command is still being imported is one line, too
+        import click
 
-    from agentic_eval.cli.app import cli
-
+        from agentic_eval.cli.app import cli
+    except KeyboardInterrupt:
+        print("agentic-eval: interrupted", file=sys.stderr)
+        return 130
     try:
         result = cli.main(args=args, prog_name="agentic-eval", standalone_mode=False)
     except click.exceptions.UsageError as exc:

@@ -40,9 +40,48 @@ provider_option = click.option(
     help="Live provider: anthropic or openai (implies --backend live); openai works with any "
     "OpenAI-compatible server via --base-url.",
 )
-model_option = click.option("--model", default=None, help="Model name for live runs.")
+
+
+def _model(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    """A model name is one line of printable text (it is stored, and shown in tables)."""
+    if value is not None and (not value.strip() or not value.isprintable()):
+        raise click.BadParameter("a model name is printable text on one line, not empty")
+    return value
+
+
+model_option = click.option(
+    "--model", default=None, callback=_model, help="Model name for live runs."
+)
+
+
+def _base_url(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    """A base URL that parses: http(s), a host, a numeric port. The value is never echoed (it
+    may hold a password); a password holding '/', '#', '?' or '@' must be percent-encoded."""
+    if value is None:
+        return None
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(value)
+        port_ok = parts.port is None or 0 < parts.port < 65536
+    except ValueError:
+        port_ok = False
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname or not port_ok:
+        raise click.BadParameter(
+            "not an http(s) URL with a host and a valid port (a password holding '/', '#', '?' "
+            "or '@' must be percent-encoded; pass keys through the provider's environment "
+            "variable instead)"
+        )
+    return value
+
+
 base_url_option = click.option(
-    "--base-url", default=None, help="Provider base URL (local or proxy servers)."
+    "--base-url",
+    default=None,
+    callback=_base_url,
+    help="Provider base URL (local or proxy servers). Credentials in it are never stored or "
+    "shown; prefer the provider's key variable.",
 )
 retries_option = click.option(
     "--retries",

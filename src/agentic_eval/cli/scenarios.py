@@ -161,6 +161,12 @@ def scenarios_cmd(recordings: Path, agent: str | None) -> int:
     too: the operator rejects each round with the reason its recording was given.
     SIGINT/SIGTERM release the claim in flight as interrupted and exit 130 / 143.
     """
+    from agentic_eval.workflow.heartbeat import lease_seconds
+
+    try:
+        lease_seconds()
+    except WorkflowError as exc:
+        raise click.UsageError(one_line(str(exc))) from None
     try:
         done = asyncio.run(_replay_all(recordings, agent))
     except (FixtureError, StoreError, WorkflowError) as exc:

@@ -9,6 +9,7 @@ scenario's checks. It never raises for agent failures: a bad run is an outcome.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -156,7 +157,11 @@ async def attempt_step(
     )
     try:
         case = await run_case(spec, backend, settings)
-    except BaseException as exc:  # interrupted or refused: the claim must not stay live
+    except (asyncio.CancelledError, KeyboardInterrupt) as exc:  # stopped: interrupted, not failed
+        wf.interrupt(f"{type(exc).__name__} during the attempt", [claim.id])
+        wf.finish_attempt(claim.id, None, note=f"interrupted: {type(exc).__name__}")  # no-op if so
+        raise
+    except BaseException as exc:  # refused: the claim must not stay live
         wf.finish_attempt(claim.id, None, note=f"interrupted: {type(exc).__name__}")
         raise
     outcome = case.result.outcome

@@ -24,6 +24,13 @@ LEASE_ENV = "AGENTIC_EVAL_CLAIM_LEASE"
 """Environment variable: the claim lease in seconds (a number > 0)."""
 DEFAULT_LEASE_SECONDS = 120.0
 """How long a claim survives its holder's last renewal by default."""
+MAX_LEASE_SECONDS = 7 * 24 * 3600.0
+"""The longest lease (a week): longer would outlive any process and overflow date arithmetic."""
+MIN_LEASE_SECONDS = 0.1
+"""The shortest lease a caller may pass (tests); renewals come every third of it."""
+MIN_ENV_LEASE_SECONDS = 1.0
+"""The shortest lease ``$AGENTIC_EVAL_CLAIM_LEASE`` may set: below it a busy machine could miss
+a renewal and lose a live claim."""
 
 Renew = Callable[[tuple[str, ...]], Iterable[str]]
 """Renews the leases of these claim ids; returns the ids that are no longer live (lost)."""
@@ -45,8 +52,12 @@ def lease_seconds(value: float | None = None) -> float:
             value = float(raw)
         except ValueError:
             raise WorkflowError(f"{where} is not a number of seconds") from None
-    if not math.isfinite(value) or value <= 0:
-        raise WorkflowError(f"{where} must be a number of seconds above 0, not {value}")
+    low = MIN_ENV_LEASE_SECONDS if where != "the claim lease" else MIN_LEASE_SECONDS
+    if not math.isfinite(value) or not low <= value <= MAX_LEASE_SECONDS:
+        raise WorkflowError(
+            f"{where} must be a number of seconds from {low:g} to {MAX_LEASE_SECONDS:g} "
+            f"(a week), not {value}"
+        )
     return float(value)
 
 
