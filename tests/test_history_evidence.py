@@ -144,9 +144,9 @@ def test_a_fully_consistent_forgery_is_caught_by_the_store(
     read_entry(head)  # it agrees with itself...
     code, _, err = _cli(capsys, "report", "retail_ops", "--fail-on-regression")
     assert code == 2  # ...but not with the store
-    assert "differs from the store's copy of the entry" in err and "edited after the run" in err
+    assert "differs from the store's copy of the entry" in err and "edited or deleted" in err
     code, _, err = _cli(capsys, "history", "retail_ops")
-    assert code == 0 and "warning: retail_ops:" in err and "edited after the run" in err
+    assert code == 0 and "warning: retail_ops:" in err and "disagrees with the store" in err
 
 
 def test_without_the_stores_copy_the_sample_rows_still_contradict_it(
@@ -182,10 +182,38 @@ def test_entries_are_chained_and_a_deleted_or_reordered_entry_is_reported(
     assert code == 2
     assert f"{third.name}: the entry before it in series naive (enforce, scripted)" in err
     assert "is missing: deleted or edited" in err
+    assert "entry file is gone: deleted, moved or renamed" in err  # the store recorded it
+    code, _, err = _cli(capsys, "history")
+    assert code == 0 and "is missing" in err and "entry file is gone" in err
+
+    store_file = history.parent / "home" / "agentic-eval.db"
+    store_file.unlink()  # the history alone, as on another machine: only the chain tells
     code, _, err = _cli(capsys, "report", "retail_ops")
     assert code == 0 and "warning: history chain" in err  # reported, the diff still shown
-    code, _, err = _cli(capsys, "history")
-    assert code == 0 and "is missing" in err
+    code, _, err = _cli(capsys, "report", "retail_ops", "--fail-on-regression")
+    assert code == 2 and "history chain is broken" in err
+
+
+def test_deleting_the_newest_entry_is_noticed_by_the_store(
+    history: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, _, newest = _runs(capsys, "reference", "reference", "naive")
+    assert _cli(capsys, "report", "retail_ops", "--fail-on-regression")[0] == 1
+    newest.rename(newest.with_name("." + newest.name))  # hidden, as good as deleted
+    code, _, err = _cli(capsys, "report", "retail_ops", "--fail-on-regression")
+    assert code == 2
+    assert "entry file is gone: deleted, moved or renamed" in err
+
+
+def test_pruning_the_oldest_entries_is_allowed(
+    history: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first, second, _, _ = _runs(capsys, "naive", "naive", "naive", "naive")
+    first.unlink()
+    second.unlink()
+    assert chain_problems(load_history("retail_ops")) == []
+    code, _, err = _cli(capsys, "report", "retail_ops", "--fail-on-regression")
+    assert code == 0, err
 
 
 def test_a_reordered_chain_is_reported(history: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -243,3 +271,80 @@ def test_recomputed_totals_match_on_real_entries(
     for suite in ("retail_ops", "approval_audit"):
         for s in load_history(suite):
             assert inconsistency(s.entry) is None
+
+
+def _rename_failing(data: dict[str, Any]) -> None:
+    for case in data["scorecard"]["cases"]:
+        if case["outcome"]["kind"] != "passed":
+            case["case_id"] = "zz-" + case["case_id"]
+    data["scorecard"]["cases"].sort(key=lambda c: (c["case_id"], c["sample"]))
+
+
+def _drop_failing(data: dict[str, Any]) -> None:
+    entry = HistoryEntry.model_validate(data)
+    kept = [c for c in entry.scorecard.cases if c.outcome.kind == "passed"]
+    gate = entry.scorecard.gate
+    card = build_scorecard(
+        entry.suite,
+        entry.scorecard.produced_by,
+        kept,
+        max_failure_rate=gate.max_failure_rate,
+        max_transient=gate.max_transient,
+    )
+    data.clear()
+    data.update(
+        entry.model_copy(update={"scorecard": card, "gate": card.gate}).model_dump(mode="json")
+    )
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (_rename_failing, "is not among the cases fingerprinted when it ran"),
+        (_drop_failing, "was run (fingerprinted) but has no result"),
+        (lambda d: d.update(suite="approval_audit"), "but the entry's suite is 'approval_audit'"),
+        (lambda d: d["producer"].update(agent="reference"), "producer.agent is 'reference'"),
+    ],
+    ids=["renamed-cases", "dropped-cases", "other-suite", "other-producer"],
+)
+def test_cheap_edits_that_hide_failures_are_refused_without_a_store(
+    change: Any, field: str, history: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, head = _runs(capsys, "reference", "naive")
+    (history.parent / "home" / "agentic-eval.db").unlink()  # no store to compare with
+    _edit(head, change)
+    if "suite" in field:  # moved to that suite's folder, renamed to match
+        folder = history / "approval_audit"
+        folder.mkdir()
+        head = head.rename(folder / head.name)
+    code, _, err = _cli(capsys, "report", "--fail-on-regression")
+    assert code == 2, err
+    assert field in err
+
+
+def test_a_run_is_never_gated_against_itself(
+    history: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _runs(capsys, "reference", "naive")
+    run_id = load_history("retail_ops")[-1].entry.run_id
+    code, _, err = _cli(
+        capsys, "report", "--base", run_id, "--head", run_id, "--fail-on-regression"
+    )
+    assert code == 2 and "base and head are the same run" in err
+    assert _cli(capsys, "baseline", "promote", run_id)[0] == 0
+    code, _, err = _cli(capsys, "report", "--base", "baseline", "--fail-on-regression")
+    assert code == 2 and "base and head are the same run" in err
+
+
+def test_a_baseline_marker_whose_file_and_run_disagree_is_refused(
+    history: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _runs(capsys, "reference", "naive")
+    stored = load_history("retail_ops")
+    assert _cli(capsys, "baseline", "promote", stored[0].entry.run_id)[0] == 0
+    marker = history / "retail_ops" / "baseline.json"
+    data = json.loads(marker.read_text())
+    data["run_id"] = stored[1].entry.run_id  # now names the head, file still the old run's
+    marker.write_text(json.dumps(data))
+    code, _, err = _cli(capsys, "report", "--base", "baseline", "--fail-on-regression")
+    assert code == 2 and "the marker was edited" in err

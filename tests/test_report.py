@@ -132,7 +132,14 @@ def _consistent(e: HistoryEntry) -> HistoryEntry:
         max_transient=gate.max_transient,
         external_fixtures=e.scorecard.external_fixtures,
     )
-    return e.model_copy(update={"scorecard": card, "gate": card.gate})
+    ran = {c.case_id for c in cases}
+    prints = e.fingerprints.model_copy(
+        update={"case_sha256": {k: v for k, v in e.fingerprints.case_sha256.items() if k in ran}}
+    )
+    config = e.config.model_copy(update={"planned_samples": len(cases)})
+    return e.model_copy(
+        update={"scorecard": card, "gate": card.gate, "fingerprints": prints, "config": config}
+    )
 
 
 def _history(*entries: HistoryEntry) -> list[Path]:
@@ -271,7 +278,8 @@ def test_usage_errors_and_empty_histories(
     assert "only one run in the history" in capsys.readouterr().out
     assert main(["report", "--output", str(root / "x.txt")]) == 2
     assert "--output needs --format" in capsys.readouterr().err
-    other = runs.naive.model_copy(update={"suite": "other_suite"})
+    card = runs.naive.scorecard.model_copy(update={"domain": "other_suite"})
+    other = runs.naive.model_copy(update={"suite": "other_suite", "scorecard": card})
     other_path = write_entry(other)
     assert main(["report", "retail_ops", "--head", other.run_id]) == 2
     assert f"no run '{other.run_id}' in the history" in capsys.readouterr().err

@@ -263,7 +263,8 @@ async def execute(o: RunOptions) -> int:
             if not any(s.external_fixtures for s in job.specs):
                 entry = stored.entry
                 text = canonical_file_text(entry)
-                store.add_history_entry(result.run_id, entry.suite, entry.finished_at, text)
+                filed = history_dir() if stored.sha256 else None  # a file was written
+                store.add_history_entry(result.run_id, entry.suite, entry.finished_at, text, filed)
     except AuthenticationFailed as exc:
         provider = o.provider or "provider"
         click.echo(

@@ -133,14 +133,16 @@ def _warn_doubts(suite: str, stored: list[StoredEntry], listed: list[StoredEntry
     from agentic_eval.history.verify import evidence_problems
     from agentic_eval.report import open_store
 
-    if not listed:
-        return
-    chain, against = evidence_problems(stored, open_store(), listed)
+    chain, against = evidence_problems(
+        stored, open_store(), listed, suite=suite, root=history_dir()
+    )
     for line in chain:
         click.echo(f"agentic-eval: warning: history chain: {suite}: {printable(line)}", err=True)
     for line in against:
         click.echo(
-            f"agentic-eval: warning: {suite}: {printable(line)}: edited after the run", err=True
+            f"agentic-eval: warning: {suite}: {printable(line)}: the history disagrees with the "
+            "store that recorded it",
+            err=True,
         )
 
 

@@ -112,6 +112,9 @@ def _pick(
     elif base is None:
         base = _previous(history, head)
     note = "" if base is not None else "only one run in the history: nothing to compare yet"
+    if base is not None and base.entry.run_id == head.entry.run_id:
+        base = None
+        note = f"base and head are the same run ({head.entry.run_id}): nothing to compare"
     return Pick(suite, history, head, base, note)
 
 
@@ -162,7 +165,9 @@ def checked_report(
     for suite in suites:
         p = _pick(suite, base_ref, head_ref, named)
         compared = [s for s in (p.head, p.base) if s is not None]
-        broken, against = evidence_problems(p.history, store, compared) if compared else ([], [])
+        broken, against = evidence_problems(
+            p.history, store, compared, suite=suite, root=history_dir()
+        )
         chain.extend(f"{suite}: {line}" for line in broken)
         contradicted.extend(f"{suite}: {line}" for line in against)
         marker = read_baseline(suite) if p.history else None
@@ -325,15 +330,15 @@ def report(
         view, doubts = checked_report(domains, base_ref, head_ref, html_path is not None)
     except HistoryError as exc:
         raise HistoryProblem(printable(str(exc))) from None
+    for line in doubts.chain:
+        click.echo(f"agentic-eval: warning: history chain: {printable(line)}", err=True)
     if doubts.store:
         for line in doubts.store[1:]:
             click.echo(f"agentic-eval: error: {printable(line)}", err=True)
         raise HistoryProblem(
-            f"{printable(doubts.store[0])}: the history entry was edited after the run; "
-            "refusing to report on it"
+            f"{printable(doubts.store[0])}: the history disagrees with the store that recorded "
+            "it (edited or deleted after the run); refusing to report on it"
         )
-    for line in doubts.chain:
-        click.echo(f"agentic-eval: warning: history chain: {printable(line)}", err=True)
     renderers = {"json": report_json, "markdown": report_markdown, "junit": report_junit}
     if fmt != "table":
         document = renderers[fmt](view)

@@ -105,6 +105,11 @@ def baseline_entry(suite: str, history: list[StoredEntry], root: Path | None = N
         )
     for s in history:
         if s.entry.run_id == marker.run_id:
+            if s.path.name != marker.file:
+                raise HistoryError(
+                    f"{baseline_path(suite, root)}: names run {marker.run_id} but the file "
+                    f"{marker.file!r}, while that run is in {s.path.name!r}: the marker was edited"
+                )
             return s
     raise HistoryError(
         f"{baseline_path(suite, root)}: baseline run {marker.run_id} ({marker.file}) is not in "

@@ -39,6 +39,9 @@ def first_difference(claimed: Any, computed: Any, where: str) -> str | None:
 def inconsistency(entry: HistoryEntry) -> str | None:
     """The first field where ``entry`` disagrees with itself, in one line; None when none."""
     card = entry.scorecard
+    problem = _identity(entry)
+    if problem is not None:
+        return problem
     for i, c in enumerate(card.cases):
         failed = [k.name for k in c.checks if not k.passed]
         hard = any(k.hard_gate and not k.passed for k in c.checks)
@@ -74,5 +77,33 @@ def inconsistency(entry: HistoryEntry) -> str | None:
             return (
                 f"config.parameters.{field} is {getattr(params, field)!r} but the gate used "
                 f"{getattr(gate, field)!r}"
+            )
+    return None
+
+
+def _identity(entry: HistoryEntry) -> str | None:
+    """The entry names one suite, one producer, and the cases it fingerprinted: a case renamed,
+    moved or dropped after the run no longer matches the fingerprints taken when it ran."""
+    card = entry.scorecard
+    if card.domain != entry.suite:
+        return f"scorecard.domain is {card.domain!r} but the entry's suite is {entry.suite!r}"
+    if card.produced_by.agent != entry.producer.agent:
+        return (
+            f"producer.agent is {entry.producer.agent!r} but the scorecard was produced by "
+            f"{card.produced_by.agent!r}"
+        )
+    ran = {c.case_id for c in card.cases}
+    printed = set(entry.fingerprints.case_sha256)
+    if ran - printed:
+        name = sorted(ran - printed)[0]
+        return f"scorecard.cases: case {name!r} is not among the cases fingerprinted when it ran"
+    if entry.status == "finished":
+        if printed - ran:
+            name = sorted(printed - ran)[0]
+            return f"scorecard.cases: case {name!r} was run (fingerprinted) but has no result"
+        if len(card.cases) != entry.config.planned_samples:
+            return (
+                f"scorecard.cases holds {len(card.cases)} samples but the finished run planned "
+                f"{entry.config.planned_samples}"
             )
     return None

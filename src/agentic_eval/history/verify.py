@@ -5,7 +5,8 @@ Three checks, from the cheapest to the strongest:
 - :func:`agentic_eval.history.consistency.inconsistency` (on every read of a file): the entry
   agrees with itself, its totals and gate recomputed from its cases.
 - :func:`chain_problems`: every entry (format 2) carries the sha256 of the entry before it in
-  its series, so a deleted, reordered or replaced entry breaks a link and is reported.
+  its series, so a deleted, reordered or replaced entry breaks a link and is reported (the
+  oldest entries of a series may be pruned: a chain may lose its start, not its middle).
 - :func:`store_problems`: where the store holds the run, the entry must match the store's copy
   of it and the store's sample rows, case by case. A fully consistent rewrite of an entry is
   caught here.
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from agentic_eval.history.consistency import first_difference
@@ -41,11 +43,14 @@ def chain_problems(history: Sequence[StoredEntry]) -> list[str]:
         followers: dict[str | None, list[StoredEntry]] = defaultdict(list)
         for s in members:
             followers[s.entry.previous_sha256].append(s)
+        first = min(members, key=lambda m: (m.entry.finished_at, m.path.name))
         for s in members:
             prev = s.entry.previous_sha256
             if prev is None:
                 continue
             before = by_digest.get(prev)
+            if before is None and s is first:
+                continue  # the series' older entries were pruned: a chain may lose its start
             if before is None:
                 if not any(o.sha256 == prev and o.entry.schema_version < 2 for o in history):
                     problems.append(
@@ -122,10 +127,20 @@ def _against_store(s: StoredEntry, rows: Sequence[SampleVerdict], text: str | No
 
 
 def evidence_problems(
-    history: Sequence[StoredEntry], store: Store | None, check: Iterable[StoredEntry] = ()
+    history: Sequence[StoredEntry],
+    store: Store | None,
+    check: Iterable[StoredEntry] = (),
+    *,
+    suite: str | None = None,
+    root: Path | None = None,
 ) -> tuple[list[str], list[str]]:
     """What makes a suite's history doubtful: (problems with the chain, entries that disagree
-    with the store). ``check`` names the entries to compare with the store (all when empty)."""
+    with the store). ``check`` names the entries to compare with the store (all when empty).
+
+    With ``suite`` and ``root`` (the history folder), an entry the store says it filed into
+    that folder but the folder no longer holds (deleted, or hidden under another name) is
+    reported among the store's problems: the newest entry of a series has no successor whose
+    chain would show its deletion, but the store that recorded it does."""
     chain = chain_problems(history)
     if store is None:
         return chain, []
@@ -133,9 +148,18 @@ def evidence_problems(
     ids = [s.entry.run_id for s in wanted]
     try:
         rows, texts = store.sample_verdicts(ids), store.history_texts(ids)
+        filed = store.filed_runs(suite, root) if suite is not None and root is not None else {}
     except StoreError:
         return chain, []  # a store without the tables, or unreachable: nothing to compare
-    return chain, store_problems(wanted, rows, texts)
+    present = {s.entry.run_id for s in history}
+    oldest = min((s.entry.finished_at for s in history), default=None)
+    missing = [
+        f"run {run_id} (recorded {at:%Y-%m-%d %H:%M:%S} UTC) was filed in {root} but its "
+        "entry file is gone: deleted, moved or renamed"
+        for run_id, at in sorted(filed.items(), key=lambda kv: kv[1])
+        if run_id not in present and (oldest is None or at > oldest)  # older: pruned
+    ]
+    return chain, [*missing, *store_problems(wanted, rows, texts)]
 
 
 def _without_chain(data: dict[str, Any]) -> dict[str, Any]:

@@ -322,8 +322,16 @@ class Store:
         with self._begin("count the samples") as conn:
             conn.execute(update(EvalRun).where(EvalRun.id == run_id).values(**values))
 
-    def add_history_entry(self, run_id: str, suite: str, recorded_at: datetime, text: str) -> None:
-        """Store a run's history entry (canonical JSON); a second write for the run is ignored."""
+    def add_history_entry(
+        self,
+        run_id: str,
+        suite: str,
+        recorded_at: datetime,
+        text: str,
+        filed_in: Path | None = None,
+    ) -> None:
+        """Store a run's history entry (canonical JSON) and the history folder its file was
+        written to (None: no file was); a second write for the run is ignored."""
         import hashlib
 
         values = clean(
@@ -332,6 +340,7 @@ class Store:
                 "suite": suite,
                 "entry": text,
                 "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+                "filed_in": None if filed_in is None else str(filed_in.resolve()),
             }
         )
         values["recorded_at"] = recorded_at
@@ -417,6 +426,16 @@ class Store:
                         SampleVerdict(case_id, sample, outcome, bool(hard))
                     )
         return found
+
+    def filed_runs(self, suite: str, folder: Path) -> dict[str, datetime]:
+        """Runs of ``suite`` whose history entry file was written into ``folder`` (the suite's
+        history root), with when they were recorded."""
+        where = str(folder.resolve())
+        with self._begin("read the history entries") as conn:
+            stmt = select(HistoryEntryRow.run_id, HistoryEntryRow.recorded_at).where(
+                HistoryEntryRow.suite == suite, HistoryEntryRow.filed_in == where
+            )
+            return {run_id: _aware(at) for run_id, at in conn.execute(stmt)}
 
     def history_texts(self, run_ids: Iterable[str]) -> dict[str, str]:
         """The store's copies of these runs' history entries, by run id."""

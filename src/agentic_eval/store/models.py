@@ -114,3 +114,5 @@ class HistoryEntryRow(Base):
     recorded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     entry: Mapped[str] = mapped_column(Text)
     sha256: Mapped[str] = mapped_column(String(64))
+    filed_in: Mapped[str | None] = mapped_column(Text, nullable=True)
+    """The history folder (absolute) the entry file was written to; None when none was."""
