@@ -125,3 +125,30 @@ def test_a_kill_matrix_of_nothing_is_not_a_pass(
     for extra in ((), ("--json",), ("--markdown",)):
         code, _, err = _cli(capsys, "mutants", *extra)
         assert code == 2 and "kill matrix: nothing to run" in err
+
+
+@pytest.mark.parametrize("name", ["naive copy", "naive%2", ".hidden"])
+def test_transcripts_in_a_folder_no_replay_reads_are_not_passed_over_in_silence(
+    name: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    rec = tmp_path / "rec"
+    shutil.copytree(COMMITTED / "retail_ops" / "reference", rec / "retail_ops" / "reference")
+    shutil.copytree(COMMITTED / "retail_ops" / "naive", rec / "retail_ops" / name)
+    for args in (
+        ("run", "--recordings", str(rec)),
+        ("run", "retail_ops", "--recordings", str(rec)),
+    ):
+        code, _, err = _cli(capsys, *args, "--no-history")
+        assert code == 1, err
+        assert f"retail_ops / {name}: " in err and "nothing replays them" in err
+
+
+def test_rescore_of_a_folder_with_nothing_to_replay_counts_no_negative(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    rec = tmp_path / "rec"
+    folder = rec / "retail_ops" / "reference"
+    folder.mkdir(parents=True)
+    shutil.copy(COMMITTED / "retail_ops" / "reference" / "scorecard.json", folder)
+    code, out, _ = _cli(capsys, "rescore", "retail_ops", "--recordings", str(rec))
+    assert code == 1 and "0 re-judged, 0 unchanged, 1 refused" in out

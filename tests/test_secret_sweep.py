@@ -188,3 +188,24 @@ def test_a_secret_in_any_secret_named_variable_is_redacted(monkeypatch: pytest.M
     text = "proxy said acmeTok3n9f8e7d6c5b4 is not valid for the reference agent"
     assert redact(text) == "proxy said [REDACTED] is not valid for the reference agent"
     assert one_line(f"error:\n {text}") == f"error: {redact(text)}"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://admin:PW/LEAK99@127.0.0.1:1/v1",
+        "http://admin:PW#LEAK99@127.0.0.1:1/v1",
+        "http://admin:PW?LEAK99@127.0.0.1:1/v1",
+        "ftp://127.0.0.1/v1",
+        "127.0.0.1:8080/v1",
+        "http://127.0.0.1:99999/v1",
+    ],
+)
+def test_a_base_url_that_does_not_parse_is_a_usage_error_that_never_echoes_it(
+    url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for command in (["run", "retail_ops"], ["step", "--scenario", "synthesize.grounded"]):
+        code = main([*command, "--provider", "openai", "--model", "m", "--base-url", url])
+        out = capsys.readouterr()
+        assert code == 2 and "--base-url" in out.err and "not an http(s) URL" in out.err
+        assert "LEAK99" not in out.err + out.out and "Traceback" not in out.err

@@ -33,7 +33,12 @@ from agentic_eval.history import (
     history_dir,
     record_session,
 )
-from agentic_eval.recordings.files import RecordingError, list_agents, write_atomic
+from agentic_eval.recordings.files import (
+    RecordingError,
+    list_agents,
+    unnamed_folders,
+    write_atomic,
+)
 from agentic_eval.recordings.layout import LabelError, agent_dir, check_label
 from agentic_eval.recordings.record import RecordingBackend
 from agentic_eval.recordings.replay import ReplayBackend
@@ -76,6 +81,12 @@ def _settings(o: RunOptions, model: str) -> RunSettings:
 def _replay_jobs(o: RunOptions, domain: Domain[Any], plan: Plan) -> None:
     cases = select_cases(load_cases(domain), o.pattern)
     recorded = list_agents(o.recordings, domain.name)
+    for folder, files in unnamed_folders(o.recordings, domain.name) if o.agent is None else ():
+        plan.broken.append(
+            f"{domain.name} / {folder}: {files} file(s) in a folder whose name is not an encoded "
+            f"agent label, so nothing replays them (under {o.recordings / domain.name}); rename "
+            "it to the label's folder name (see `agentic-eval list recordings`) or move it out"
+        )
     if o.agent is not None and o.agent not in recorded and not o.domains:
         return  # a bare `run --agent A` replays the domains that recorded A
     if o.agent is not None and o.agent not in recorded:

@@ -133,7 +133,7 @@ class FolderRescore:
     @property
     def unchanged(self) -> int:
         """Samples whose recorded verdict still holds."""
-        return self.samples - len(self.changes) - self.refused_samples - self.not_replayed
+        return max(self.samples - len(self.changes) - self.refused_samples - self.not_replayed, 0)
 
 
 def plan_rescore(

@@ -210,6 +210,22 @@ def list_agents(root: Path, suite: str) -> list[str]:
     return sorted(label for label in labels if label is not None)
 
 
+def unnamed_folders(root: Path, suite: str) -> list[tuple[str, int]]:
+    """Folders under ``root/suite`` that hold transcript-like files (``*.json``) but are not
+    named as agent labels are encoded (a copy, a hidden folder, a hand-made name), with how many
+    such files each holds: nothing would replay them, so a replay says so."""
+    base = root / suite
+    if not base.is_dir():
+        return []
+    found: list[tuple[str, int]] = []
+    for p in sorted(base.iterdir()):
+        if p.is_dir() and folder_label(p.name) is None:
+            files = sum(1 for f in p.glob("*.json") if f.is_file())
+            if files:
+                found.append((p.name, files))
+    return found
+
+
 def read_scorecard(path: Path) -> Scorecard:
     """Read and validate a committed scorecard.
 
