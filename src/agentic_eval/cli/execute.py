@@ -236,6 +236,13 @@ class Stopper:
 async def execute(o: RunOptions) -> int:
     """Run every job; print; return the exit code."""
     plan = plan_jobs(o)
+    real = any(s.external_fixtures for job in plan.jobs for s in job.specs)
+    if real and o.output is not None and inside_git_work_tree(o.output):
+        raise click.UsageError(
+            f"the run uses real fixtures from EVAL_FIXTURE_DIR: refusing to write --output "
+            f"{o.output} inside a git repository (the document holds their values); write it "
+            "outside any repository"
+        )
     try:
         store = Store()
         store.migrate()

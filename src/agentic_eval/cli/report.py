@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agentic_eval.cli.history import HistoryProblem
+from agentic_eval.core.realdata import inside_git_work_tree
 from agentic_eval.core.text import printable
 from agentic_eval.history import (
     BASELINE_REF,
@@ -124,6 +125,8 @@ class Doubts:
 
     chain: tuple[str, ...] = ()
     store: tuple[str, ...] = ()
+    real_fixtures: bool = False
+    """A run compared used real fixtures (EVAL_FIXTURE_DIR): its documents hold their values."""
 
 
 def build_report(
@@ -162,9 +165,11 @@ def checked_report(
     reports: list[SuiteReport] = []
     chain: list[str] = []
     contradicted: list[str] = []
+    real = False
     for suite in suites:
         p = _pick(suite, base_ref, head_ref, named)
         compared = [s for s in (p.head, p.base) if s is not None]
+        real = real or any(s.entry.scorecard.external_fixtures for s in compared)
         broken, against = evidence_problems(
             p.history, store, compared, suite=suite, root=history_dir()
         )
@@ -185,7 +190,7 @@ def checked_report(
                 transcripts=finder,
             )
         )
-    return ReportView(suites=tuple(reports)), Doubts(tuple(chain), tuple(contradicted))
+    return ReportView(suites=tuple(reports)), Doubts(tuple(chain), tuple(contradicted), real)
 
 
 def _console() -> Console:
@@ -330,6 +335,13 @@ def report(
         view, doubts = checked_report(domains, base_ref, head_ref, html_path is not None)
     except HistoryError as exc:
         raise HistoryProblem(printable(str(exc))) from None
+    for path in (output, html_path) if doubts.real_fixtures else ():
+        if path is not None and inside_git_work_tree(path):
+            raise click.UsageError(
+                f"a run reported on used real fixtures from EVAL_FIXTURE_DIR: refusing to write "
+                f"{path} inside a git repository (the document holds their values); write it "
+                "outside any repository"
+            )
     for line in doubts.chain:
         click.echo(f"agentic-eval: warning: history chain: {printable(line)}", err=True)
     if doubts.store:
