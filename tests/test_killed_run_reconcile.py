@@ -100,6 +100,7 @@ def test_a_killed_recorded_run_gets_its_recorded_samples_back(
                 .where(EvalRun.id == dead.id)
                 .values(started_at=long_ago, heartbeat_at=long_ago)
             )
+        (folder / ".match-001@9.json.half.tmp").write_text("{")  # as a killed write leaves it
         before = len(store.samples(dead.id))
         assert before < len(written)
 
@@ -118,6 +119,7 @@ def test_a_killed_recorded_run_gets_its_recorded_samples_back(
         (run,) = [r for r in store.runs() if r.id == dead.id]
         assert run.status == "abandoned" and run.samples == len(written)
 
+        assert not list(folder.glob(".*.tmp"))  # the half-written file is gone
         main(["run", "retail_ops", "--backend", "scripted", "--cases", "match-001"])
         assert "abandoned" not in capsys.readouterr().err  # reconciled once
         assert len(store.samples(dead.id)) == len(written)

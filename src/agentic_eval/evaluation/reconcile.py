@@ -10,6 +10,7 @@ transcript whose (case, sample) already has a row is left alone.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,6 +31,8 @@ class Reconciled:
     added: int
     unreadable: tuple[str, ...] = ()
     folder: Path | None = None
+    partial_removed: int = 0
+    """Half-written temporary files the killed run left in its folder, removed."""
 
 
 def recorded_folder(run: EvalRun) -> Path | None:
@@ -78,7 +81,13 @@ def reconcile_run(store: Store, run: EvalRun) -> Reconciled:
         rows.append(_row(t, str(path)))
     if rows:
         store.add_samples(run.id, rows)
-    return Reconciled(len(rows), tuple(unreadable), folder)
+    removed = 0
+    for partial in folder.glob(".*.tmp"):  # a transcript the killed writer never finished
+        with contextlib.suppress(OSError):
+            if partial.stat().st_mtime >= started:
+                partial.unlink()
+                removed += 1
+    return Reconciled(len(rows), tuple(unreadable), folder, removed)
 
 
 def _row(t: Transcript, ref: str) -> dict[str, Any]:
