@@ -346,8 +346,8 @@ def test_the_upper_bound_gate_keeps_hard_gates_and_refuses_nothing_judged() -> N
     hard = apply_gate("upper-bound", 1000, 0, 0, 0, 0.01, 0.2, hard_gates_failed={"g": 1})
     assert hard == gate_summary(1000, 0, 0, 0, 0.01, 0.2, hard_gates_failed={"g": 1})
     assert hard.verdict == "FAIL" and "hard gate failed" in hard.reason
-    # every sample transient under a max_transient of 1: the rate gate passes on 0/0
-    assert gate_summary(10, 0, 0, 10, 0.01, 1.0).verdict == "PASS"
+    # every sample transient under a max_transient of 1: neither gate passes on 0/0
+    assert gate_summary(10, 0, 0, 10, 0.01, 1.0).verdict == "INCONCLUSIVE"
     nothing = upper_bound_gate(gate_summary(10, 0, 0, 10, 0.01, 1.0))
     assert nothing.verdict == "INCONCLUSIVE" and "no sample judged" in nothing.reason
     assert GATE_MODES == ("rate", "upper-bound")

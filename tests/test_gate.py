@@ -80,3 +80,11 @@ def test_the_display_is_never_on_the_wrong_side_of_the_threshold(num: int, den: 
         actual = Fraction(num, den)
         assert (shown > limit) == (actual > limit)
         assert (shown == limit) == (actual == limit)
+
+
+def test_zero_judged_samples_is_inconclusive_whatever_the_transient_threshold() -> None:
+    """No gate passes on nothing: every sample transient under max_transient 1.0 judged none."""
+    summary = gate_summary(10, 0, 0, 10, 0.01, 1.0)
+    assert summary.verdict == "INCONCLUSIVE" and summary.reason == "no sample judged (10 transient)"
+    assert gate_summary(0, 0, 0, 0, 0.01, 1.0).verdict == "INCONCLUSIVE"
+    assert gate_summary(11, 0, 0, 10, 0.01, 1.0).verdict == "PASS"  # one judged, passed

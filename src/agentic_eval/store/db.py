@@ -192,8 +192,9 @@ class Store:
         backend_spec: dict[str, Any] | None = None,
         planned_samples: int = 0,
         worker: str | None = None,
+        plan: dict[str, Any] | None = None,
     ) -> str:
-        """Insert the run row; returns its id."""
+        """Insert the run row (with its serialised RunPlan, when it has one); returns its id."""
         self.migrate()
         run_id = str(uuid.uuid4())
         values = clean(
@@ -211,6 +212,7 @@ class Store:
                 "backend_spec": backend_spec,
                 "planned_samples": planned_samples,
                 "worker": worker,
+                "plan": plan,
                 "samples": 0,
                 "passed": 0,
                 "check_failed": 0,
@@ -313,12 +315,18 @@ class Store:
         with self._begin("finish the run") as conn:
             conn.execute(update(EvalRun).where(EvalRun.id == run_id).values(**values))
 
-    def recount(self, run_id: str) -> None:
-        """Set the run's cached totals from its sample rows (the gate is left as it is)."""
+    def recount(
+        self, run_id: str, gate: str | None = None, failure_rate: float | None = None
+    ) -> None:
+        """Set the run's cached totals from its sample rows, and its gate when given."""
         counts = self.gate_counts(run_id)
-        values = {k: counts[k] for k in ("passed", "check_failed", "error", "transient")}
+        values: dict[str, Any] = {
+            k: counts[k] for k in ("passed", "check_failed", "error", "transient")
+        }
         values["samples"] = sum(values.values())
         values["hard_gate_failures"] = counts["hard_gate_failures"]
+        if gate is not None:
+            values.update(gate=gate, failure_rate=failure_rate)
         with self._begin("count the samples") as conn:
             conn.execute(update(EvalRun).where(EvalRun.id == run_id).values(**values))
 
@@ -404,6 +412,23 @@ class Store:
                 .order_by(EvalSample.case_id, EvalSample.sample)
             )
             return list(session.scalars(stmt))
+
+    def hard_gates_failed(self, run_id: str) -> dict[str, int]:
+        """Samples failing each hard gate, by gate name, read from the rows' checks."""
+        found: dict[str, int] = {}
+        with self._begin("read the hard gates") as conn:
+            stmt = select(EvalSample.checks).where(
+                EvalSample.run_id == run_id, EvalSample.hard_gate_failed.is_(True)
+            )
+            for (checks,) in conn.execute(stmt):
+                names = {
+                    str(c.get("name"))
+                    for c in checks or []
+                    if c.get("hard_gate") and not c.get("passed")
+                }
+                for name in names:
+                    found[name] = found.get(name, 0) + 1
+        return dict(sorted(found.items()))
 
     def sample_verdicts(self, run_ids: Iterable[str]) -> dict[str, list[SampleVerdict]]:
         """The outcome of every stored sample of these runs (no transcripts), by run id."""

@@ -49,6 +49,8 @@ class EvalRun(Base):
     """The typed run parameters (plus the model name)."""
     backend_spec: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     """The serialised backend spec: a worker or a resume rebuilds the backend from it."""
+    plan: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    """The RunPlan the run was opened with (None: a run started without one)."""
     planned_samples: Mapped[int] = mapped_column(Integer, default=0)
     worker: Mapped[str | None] = mapped_column(Text, nullable=True)
     samples: Mapped[int] = mapped_column(Integer, default=0)

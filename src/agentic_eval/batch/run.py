@@ -1,0 +1,286 @@
+"""Open a run from its plan, run (some of) its samples, close it: the gate read from the store.
+
+``open_run(store, plan)`` stores the plan on a new ``eval_run`` row. ``run_samples(store,
+run_id)`` rebuilds everything from that row alone (the plan, its backend spec, its parameters)
+and runs the planned samples the store does not hold yet, each written as it finishes through a
+:class:`RunSink`; so a second call, from ``--resume`` or from another process, never runs or
+counts a finished sample twice. ``close_run(store, run_id)`` reads the counts back with a query
+and applies the gate arithmetic: the verdict never comes from memory, so samples written by
+another process count too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from agentic_eval.backends.base import ModelBackend
+from agentic_eval.batch.backends import build_backend
+from agentic_eval.batch.plan import RunPlan, SampleKey
+from agentic_eval.core.scorecard import CaseResult, GateSummary
+from agentic_eval.domains.base import Domain
+from agentic_eval.domains.registry import get_domain
+from agentic_eval.evaluation.confidence import upper_bound_gate
+from agentic_eval.evaluation.gate import gate_summary
+from agentic_eval.evaluation.persist import SampleBuffer, sample_row
+from agentic_eval.evaluation.runner import CaseRun, produced_by, run_tasks
+from agentic_eval.store.db import Store
+from agentic_eval.store.models import EvalRun
+from agentic_eval.tasks.spec import TaskSpec
+
+HEARTBEAT_SECONDS = 20.0
+
+
+class BatchError(Exception):
+    """A run that cannot be opened, resumed or closed (one line)."""
+
+
+class RunSink(Protocol):
+    """Where finished samples go, as they finish (the store; recordings and exports later)."""
+
+    def sample(self, run: CaseRun) -> None:
+        """Take one finished sample."""
+        ...
+
+    def flush(self) -> None:
+        """Persist whatever is buffered (called on stop, on error and at the end)."""
+        ...
+
+
+class StoreSink:
+    """Sample rows in the store, in small batches (:class:`SampleBuffer`)."""
+
+    def __init__(
+        self, store: Store, run_id: str, backend: ModelBackend, suite: str, worker: str | None
+    ) -> None:
+        self.buffer = SampleBuffer(store, run_id)
+        self.backend, self.suite, self.worker = backend, suite, worker
+
+    def sample(self, run: CaseRun) -> None:
+        r = run.result
+        ref = self.backend.transcript_ref(self.suite, r.case_id, r.sample)
+        self.buffer.add(sample_row(run, ref, self.worker))
+
+    def flush(self) -> None:
+        self.buffer.flush()
+
+
+@dataclass(frozen=True)
+class BatchSummary:
+    """A run's verdict as read from the store."""
+
+    run_id: str
+    plan: RunPlan
+    samples: int
+    counts: dict[str, int]
+    gate: GateSummary
+    results: tuple[CaseResult, ...]
+    """The stored samples' results (for pass^k and the flaky cases)."""
+    status: str
+
+    @property
+    def missing(self) -> int:
+        """Planned samples with no row (a stopped or unfinished run)."""
+        return len(self.plan.keys) - self.samples
+
+
+def plan_of(run: EvalRun) -> RunPlan:
+    """The plan stored on a run row.
+
+    Raises:
+        BatchError: The run has no plan (started before plans were stored) or an invalid one.
+    """
+    if run.plan is None:
+        raise BatchError(f"run {run.id} has no stored plan (it was not started by batch)")
+    try:
+        return RunPlan.model_validate(run.plan)
+    except ValueError as exc:
+        raise BatchError(f"run {run.id}: its stored plan is invalid: {exc}") from None
+
+
+def open_run(store: Store, plan: RunPlan, *, worker: str | None = None) -> str:
+    """Store ``plan`` on a new run row; returns the run id (no sample runs yet).
+
+    Raises:
+        BackendError: When the plan's backend cannot be built (to name what produces the run).
+        UnknownDomainError: When the suite is unknown.
+    """
+    domain = get_domain(plan.suite)
+    backend = build_backend(plan.backend, domain)
+    return store.start_run(
+        plan.suite,
+        produced_by(backend, plan.parameters.approval_mode),
+        plan.backend.kind,
+        datetime.now(UTC),
+        settings={"model": plan.model, **plan.parameters.model_dump(mode="json")},
+        backend_spec=plan.backend.model_dump(mode="json"),
+        planned_samples=len(plan.keys),
+        worker=worker,
+        plan=plan.model_dump(mode="json"),
+    )
+
+
+def _specs(domain: Domain[Any], plan: RunPlan, keys: list[SampleKey]) -> list[TaskSpec[Any]]:
+    cases = {c.id: c for c in domain.load_cases()}
+    unknown = sorted({k.case for k in keys if k.case not in cases})
+    if unknown:
+        raise BatchError(f"{plan.suite} has no case {unknown[0]!r} any more (planned in the run)")
+    wanted = {(k.case, k.epoch) for k in keys}
+    epochs = max(k.epoch for k in keys) + 1
+    chosen = [cases[c] for c in dict.fromkeys(k.case for k in keys)]
+    specs = domain.task_specs(chosen, plan.limits(), epochs)
+    return [s for s in specs if (s.case.id, s.sample) in wanted]
+
+
+async def run_samples(
+    store: Store,
+    run_id: str,
+    *,
+    keys: Iterable[SampleKey] | None = None,
+    on_case: Callable[[CaseRun], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    worker: str | None = None,
+    sinks: Iterable[RunSink] = (),
+) -> int:
+    """Run the run's planned samples (or ``keys`` among them) that the store does not hold yet,
+    rebuilt from the stored plan; returns how many ran.
+
+    Raises:
+        BatchError: No such run, no plan, a key not in the plan, a case gone from the suite.
+        AuthenticationFailed: At the first refusal of credentials (live).
+    """
+    run = store.run(run_id)
+    if run is None:
+        raise BatchError(f"no run {run_id} in the store")
+    plan = plan_of(run)
+    planned = list(plan.keys)
+    if keys is not None:
+        chosen = set(keys)
+        outside = [k.name() for k in chosen if k not in set(planned)]
+        if outside:
+            raise BatchError(f"run {run_id} did not plan sample {sorted(outside)[0]}")
+        planned = [k for k in planned if k in chosen]
+    done = {(v.case_id, v.sample) for v in store.sample_verdicts([run_id]).get(run_id, [])}
+    todo = [k for k in planned if (k.case, k.epoch) not in done]
+    if not todo:
+        return 0
+    domain = get_domain(plan.suite)
+    backend = build_backend(plan.backend, domain)
+    specs = _specs(domain, plan, todo)
+    sinks_all: list[RunSink] = [StoreSink(store, run_id, backend, plan.suite, worker), *sinks]
+
+    def persist(case_run: CaseRun) -> None:
+        for sink in sinks_all:
+            sink.sample(case_run)
+        if on_case is not None:
+            on_case(case_run)
+
+    beat = asyncio.create_task(_heartbeat(store, run_id))
+    try:
+        result = await run_tasks(
+            specs,
+            backend,
+            plan.settings(),
+            concurrency=plan.concurrency,
+            on_case=persist,
+            should_stop=should_stop,
+        )
+    finally:
+        beat.cancel()
+        for sink in sinks_all:
+            sink.flush()
+        await backend.aclose()
+    return len(result.cases)
+
+
+def summary(store: Store, run_id: str) -> BatchSummary:
+    """The run's counts and gate, read from its sample rows (a query, never memory)."""
+    run = store.run(run_id)
+    if run is None:
+        raise BatchError(f"no run {run_id} in the store")
+    plan = plan_of(run)
+    counts = store.gate_counts(run_id)
+    samples = sum(counts[k] for k in ("passed", "check_failed", "error", "transient"))
+    p = plan.parameters
+    gate = gate_summary(
+        samples,
+        counts["check_failed"],
+        counts["error"],
+        counts["transient"],
+        p.max_failure_rate,
+        p.max_transient,
+        hard_gates_failed=store.hard_gates_failed(run_id),
+        hard_gate_failures=counts["hard_gate_failures"],
+    )
+    if plan.gate == "upper-bound":
+        gate = upper_bound_gate(gate)
+    results = tuple(_results(store, run_id))
+    return BatchSummary(run_id, plan, samples, counts, gate, results, run.status)
+
+
+def close_run(store: Store, run_id: str, *, status: str = "finished") -> BatchSummary:
+    """Finish the run row with its gate as read from the store; ``status`` ``interrupted`` when
+    it stopped early (``--resume`` finishes it later)."""
+    s = summary(store, run_id)
+    if s.missing and status == "finished":
+        status = "interrupted"
+    store.finish_run(run_id, None, datetime.now(UTC), None, status)
+    store.recount(run_id, s.gate.verdict, s.gate.failure_rate)
+    return summary(store, run_id)
+
+
+def _results(store: Store, run_id: str) -> Iterable[CaseResult]:
+    from agentic_eval.core.messages import trusted
+    from agentic_eval.core.results import CheckResult, Outcome
+
+    for r in store.samples(run_id):
+        yield trusted(
+            CaseResult,
+            {
+                "case_id": r.case_id,
+                "sample": r.sample,
+                "outcome": Outcome(
+                    kind=r.outcome,  # pyright: ignore[reportArgumentType]
+                    reason=r.failure_reason,
+                    where=r.failure_where,
+                ),
+                "checks": tuple(CheckResult.model_validate(c) for c in r.checks),
+                "hard_gate_failed": r.hard_gate_failed,
+                "unapproved_attempts": r.unapproved_attempts,
+                "unapproved_executions": r.unapproved_executions,
+                "turns": r.turns,
+                "tool_calls": r.tool_calls,
+            },
+        )
+
+
+async def run_agent_batch(
+    store: Store,
+    plan: RunPlan,
+    *,
+    on_case: Callable[[CaseRun], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    worker: str | None = None,
+) -> BatchSummary:
+    """Open a run of ``plan``, run every sample, close it; the gate is read from the store."""
+    run_id = open_run(store, plan, worker=worker)
+    stopped = False
+    try:
+        await run_samples(store, run_id, on_case=on_case, should_stop=should_stop, worker=worker)
+        stopped = bool(should_stop and should_stop())
+    except BaseException:
+        with contextlib.suppress(Exception):
+            close_run(store, run_id, status="interrupted")
+        raise
+    return close_run(store, run_id, status="interrupted" if stopped else "finished")
+
+
+async def _heartbeat(store: Store, run_id: str) -> None:
+    while True:
+        await asyncio.sleep(HEARTBEAT_SECONDS)
+        with contextlib.suppress(Exception):
+            store.heartbeat(run_id)
