@@ -81,11 +81,8 @@ class BatchSummary:
     results: tuple[CaseResult, ...]
     """The stored samples' results (for pass^k and the flaky cases)."""
     status: str
-
-    @property
-    def missing(self) -> int:
-        """Planned samples with no row (a stopped or unfinished run)."""
-        return len(self.plan.keys) - self.samples
+    missing: int
+    """Planned samples with no row (a stopped or unfinished run)."""
 
 
 def plan_of(run: EvalRun) -> RunPlan:
@@ -219,7 +216,9 @@ def summary(store: Store, run_id: str) -> BatchSummary:
     if plan.gate == "upper-bound":
         gate = upper_bound_gate(gate)
     results = tuple(_results(store, run_id))
-    return BatchSummary(run_id, plan, samples, counts, gate, results, run.status)
+    stored = {(r.case_id, r.sample) for r in results}
+    missing = sum(1 for k in plan.keys if (k.case, k.epoch) not in stored)
+    return BatchSummary(run_id, plan, samples, counts, gate, results, run.status, missing)
 
 
 def close_run(store: Store, run_id: str, *, status: str = "finished") -> BatchSummary:

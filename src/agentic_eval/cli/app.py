@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from agentic_eval._version import __version__
+from agentic_eval.cli.batch import batch
 from agentic_eval.cli.goldens import goldens
 from agentic_eval.cli.guard import guard
 from agentic_eval.cli.history import baseline, history
@@ -43,5 +44,6 @@ cli.add_command(report)
 cli.add_command(history)
 cli.add_command(baseline)
 cli.add_command(step)
+cli.add_command(batch)
 cli.add_command(scenarios_cmd, name="scenarios")
 cli.add_command(workflow)

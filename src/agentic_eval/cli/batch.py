@@ -1,0 +1,358 @@
+"""``agentic-eval batch``: N samples of a domain's cases, the gate read from the store.
+
+The command only parses flags into a :class:`~agentic_eval.batch.RunPlan`, shows progress and
+prints the summary; opening, running, resuming and closing the run is the library's
+(:mod:`agentic_eval.batch`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import time
+from typing import Any, Literal
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from agentic_eval.cli.common import load_cases, resolve_domains, select_cases, warn
+from agentic_eval.cli.options import (
+    FiniteFloat,
+    provider_options,
+    recordings_option,
+    request_options,
+)
+from agentic_eval.core.settings import (
+    DEFAULT_MAX_FAILURE_RATE,
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_MAX_TRANSIENT,
+    DEFAULT_MAX_TURNS,
+    DEFAULT_TEMPERATURE,
+)
+from agentic_eval.core.text import one_line
+from agentic_eval.evaluation.runner import CaseRun
+
+
+class BatchProgress:
+    """done / passed / failed / transient and the rate so far, on stderr: a bar on a terminal,
+    a line every twentieth of the batch in a log."""
+
+    def __init__(self, total: int) -> None:
+        self.total, self.done, self.started = total, 0, time.monotonic()
+        self.counts = {"passed": 0, "failed": 0, "transient": 0}
+        self.console = Console(stderr=True, highlight=False, emoji=False)
+        self.bar: Progress | None = None
+        self.every = max(1, total // 20)
+        if self.console.is_terminal:
+            self.bar = Progress(
+                TextColumn("{task.description}", markup=False),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=self.console,
+            )
+            self.task = self.bar.add_task(self.line(), total=total)
+            self.bar.start()
+
+    def line(self) -> str:
+        c = self.counts
+        rate = self.done / max(time.monotonic() - self.started, 1e-9)
+        return (
+            f"{self.done}/{self.total} done, {c['passed']} passed, {c['failed']} failed, "
+            f"{c['transient']} transient, {rate:.1f} samples/s"
+        )
+
+    def advance(self, run: CaseRun) -> None:
+        kind = run.result.outcome.kind
+        self.counts[kind if kind in ("passed", "transient") else "failed"] += 1
+        self.done += 1
+        if self.bar is not None:
+            self.bar.update(self.task, advance=1, description=self.line())
+        elif self.done % self.every == 0 or self.done == self.total:
+            self.console.print(f"batch: {self.line()}", markup=False)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+class _Stop:
+    """SIGINT/SIGTERM: no new sample starts; the run is closed as interrupted (exit 130/143)."""
+
+    def __init__(self) -> None:
+        self.signal: int | None = None
+
+    def __call__(self) -> bool:
+        return self.signal is not None
+
+    def install(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            try:
+                loop.add_signal_handler(sig, self._on, sig)
+            except (NotImplementedError, RuntimeError):
+                return
+
+    def _on(self, sig: int) -> None:
+        if self.signal is None:
+            warn(f"{signal.Signals(sig).name}: no new samples start; finishing those in flight")
+        self.signal = sig
+
+
+def summary_lines(s: Any) -> list[str]:
+    """The summary in the seed's shape, then the confidence bound and pass^k."""
+    from agentic_eval.evaluation.confidence import confidence_lines
+    from agentic_eval.evaluation.gate import format_rate, percent
+
+    g, c = s.gate, s.counts
+    lines = [
+        f"run: {s.run_id} ({s.status})",
+        f"samples: {s.samples}" + (f" of {len(s.plan.keys)} planned" if s.missing else ""),
+        f"passed: {c['passed']}",
+        f"check_failed: {c['check_failed']}",
+    ]
+    if c["error"]:
+        lines.append(f"error: {c['error']}")
+    lines += [
+        f"transient: {c['transient']} (excluded from the rate)",
+        f"failure rate: {format_rate(g.failures, g.judged, g.max_failure_rate)} "
+        f"(threshold {percent(g.max_failure_rate)})",
+        *confidence_lines(g, s.results),
+        f"gate: {g.verdict}" + (f" ({one_line(g.reason)})" if g.verdict != "PASS" else ""),
+    ]
+    if s.missing:
+        lines.append(f"resume: agentic-eval batch --resume {s.run_id}")
+    return lines
+
+
+@click.command("batch")
+@click.argument("domain", required=False)
+@click.option("--cases", "pattern", default=None, help="Only cases matching these globs.")
+@click.option(
+    "--samples",
+    type=click.IntRange(1, 100_000),
+    default=1,
+    show_default=True,
+    help="Samples (epochs) of each case.",
+)
+@click.option(
+    "--backend",
+    type=click.Choice(["scripted", "live", "replay"]),
+    default=None,
+    help="scripted (default): a scripted agent; live: a model via --provider; replay: a "
+    "recorded agent (every recorded sample, keyless).",
+)
+@click.option("--agent", default=None, help="scripted: the agent (default reference); replay: "
+              "whose recordings; live: the label.")  # fmt: skip
+@provider_options
+@click.option(
+    "--concurrency", type=click.IntRange(1, 256), default=1, show_default=True,
+    help="Samples in flight at once.",
+)  # fmt: skip
+@click.option(
+    "--approval", type=click.Choice(["enforce", "observe"]), default="enforce", show_default=True
+)
+@click.option(
+    "--gate",
+    "gate_mode",
+    type=click.Choice(["rate", "upper-bound"]),
+    default="rate",
+    show_default=True,
+    help="rate: the failure rate against --max-failure-rate; upper-bound: the one-sided 95% "
+    "Clopper-Pearson upper bound on it (a small clean batch does not pass a tight threshold).",
+)
+@click.option(
+    "--max-failure-rate", type=FiniteFloat(0, 1), default=DEFAULT_MAX_FAILURE_RATE,
+    show_default=True, help="The gate fails when (check_failed + error) / judged exceeds it.",
+)  # fmt: skip
+@click.option(
+    "--max-transient", type=FiniteFloat(0, 1), default=DEFAULT_MAX_TRANSIENT, show_default=True,
+    help="The gate is inconclusive when the transient share exceeds it.",
+)  # fmt: skip
+@click.option(
+    "--max-turns", type=click.IntRange(1, 200), default=DEFAULT_MAX_TURNS, show_default=True
+)
+@click.option(
+    "--max-tokens", type=click.IntRange(16, 200_000), default=DEFAULT_MAX_TOKENS,
+    show_default=True, help="Output tokens per model call.",
+)  # fmt: skip
+@click.option(
+    "--temperature", type=FiniteFloat(0, 2), default=DEFAULT_TEMPERATURE, show_default=True
+)
+@recordings_option
+@click.option("--resume", "resume", default=None, metavar="RUN_ID",
+              help="Finish an interrupted batch from its stored plan: finished samples are not "
+              "run again, none is counted twice.")  # fmt: skip
+@request_options
+def batch(
+    domain: str | None,
+    pattern: str | None,
+    samples: int,
+    backend: Literal["scripted", "live", "replay"] | None,
+    agent: str | None,
+    provider: str | None,
+    model: str | None,
+    base_url: str | None,
+    concurrency: int,
+    approval: Literal["enforce", "observe"],
+    gate_mode: Literal["rate", "upper-bound"],
+    max_failure_rate: float,
+    max_transient: float,
+    max_turns: int,
+    max_tokens: int,
+    temperature: float,
+    recordings: Any,
+    resume: str | None,
+    retries: int,
+    timeout: float,
+) -> int:
+    """Run N samples of DOMAIN's cases and gate on the failure rate, read from the store.
+
+    \b
+    Every sample is an eval_sample row written as it finishes; the counts and the gate are read
+    back from the database (so samples written by other processes count too). Prints samples,
+    passed, check_failed, transient (excluded from the rate), the failure rate against the
+    threshold, the one-sided 95% upper confidence bound (and how many more clean samples
+    would show the threshold holds), pass^k per case and the flaky cases when there are
+    several epochs, and the gate. Exit 0 PASS, 1 FAIL, 2 INCONCLUSIVE (zero judged samples
+    included) or a usage error; 130/143 when stopped (resume with --resume RUN_ID).
+    \b
+    Examples:
+      agentic-eval batch retail_ops --samples 20
+      agentic-eval batch retail_ops --agent naive --samples 5 --gate upper-bound
+      agentic-eval batch retail_ops --provider openai --base-url http://127.0.0.1:8080/v1 \\
+          --model qwen2.5-coder-1.5b --samples 3 --concurrency 4
+      agentic-eval batch --resume 6f1c...
+    """
+    from agentic_eval.batch import BatchError
+
+    if resume is not None:
+        if domain or pattern or samples != 1 or backend or agent or provider:
+            raise click.UsageError("--resume takes the run's stored plan: drop the other options")
+        return asyncio.run(_resume(resume))
+    if domain is None:
+        raise click.UsageError("name the DOMAIN to batch (or --resume RUN_ID)")
+    mode = backend or ("live" if provider else "scripted")
+    if mode == "live" and (not provider or not model):
+        raise click.UsageError("a live batch needs --provider and --model")
+    if mode != "live" and (provider or base_url or model):
+        raise click.UsageError("--provider, --model and --base-url apply to live batches only")
+    try:
+        plan = _plan(domain, pattern, samples, mode, agent, provider, model, base_url, concurrency,
+                     approval, gate_mode, max_failure_rate, max_transient, max_turns, max_tokens,
+                     temperature, recordings, retries, timeout)  # fmt: skip
+    except BatchError as exc:
+        raise click.UsageError(one_line(str(exc))) from None
+    return asyncio.run(_run(plan))
+
+
+def _plan(
+    name: str, pattern: str | None, samples: int, mode: str, agent: str | None,
+    provider: str | None, model: str | None, base_url: str | None, concurrency: int,
+    approval: Any, gate_mode: Any, max_failure_rate: float, max_transient: float, max_turns: int,
+    max_tokens: int, temperature: float, recordings: Any, retries: int, timeout: float,
+) -> Any:  # fmt: skip
+    from agentic_eval.backends.spec import BackendSpec
+    from agentic_eval.batch import RunPlan, SampleKey, scripted_agents
+    from agentic_eval.core.settings import RunParameters
+
+    (domain,) = resolve_domains((name,))
+    cases = select_cases(load_cases(domain), pattern)
+    if not cases:
+        raise click.UsageError(f"no case of {name} matches --cases {pattern!r}")
+    if mode == "scripted":
+        label = agent or "reference"
+        if label not in scripted_agents(domain):
+            known = ", ".join(sorted(scripted_agents(domain)))
+            raise click.UsageError(f"{name} has no scripted agent {label!r} ({known})")
+        spec = BackendSpec(kind="scripted", agent=label)
+        model_name = f"scripted:{label}"
+    elif mode == "replay":
+        spec = BackendSpec(kind="replay", agent=agent or "reference", recordings=str(recordings))
+        model_name = "replay"
+    else:
+        assert provider is not None and model is not None
+        spec = BackendSpec(kind="live", provider=provider, model=model, base_url=base_url,
+                           label=agent, retries=retries, timeout=timeout)  # fmt: skip
+        model_name = model
+    keys = tuple(SampleKey(case=c.id, epoch=e) for c in cases for e in range(samples))
+    params = RunParameters(
+        approval_mode=approval,
+        temperature=temperature,
+        max_turns=max_turns,
+        max_tokens=max_tokens,
+        max_failure_rate=max_failure_rate,
+        max_transient=max_transient,
+    )
+    return RunPlan(suite=name, keys=keys, backend=spec, model=model_name, parameters=params,
+                   concurrency=concurrency, gate=gate_mode, full=pattern is None)  # fmt: skip
+
+
+async def _run(plan: Any) -> int:
+    from agentic_eval.batch import open_run
+
+    store = _store()
+    try:
+        run_id = open_run(store, plan)
+    except Exception as exc:  # a backend that cannot be built: one line
+        store.close()
+        raise click.ClickException(one_line(str(exc))) from None
+    return await _drive(store, run_id, len(plan.keys))
+
+
+async def _resume(run_id: str) -> int:
+    from agentic_eval.batch import BatchError, plan_of
+
+    store = _store()
+    run = store.run(run_id)
+    if run is None:
+        store.close()
+        raise click.UsageError(f"no run {run_id} in the store")
+    try:
+        plan = plan_of(run)
+    except BatchError as exc:
+        store.close()
+        raise click.UsageError(one_line(str(exc))) from None
+    done = len(store.sample_verdicts([run_id]).get(run_id, []))
+    click.echo(
+        f"resuming run {run_id}: {done} of {len(plan.keys)} samples already stored", err=True
+    )
+    return await _drive(store, run_id, len(plan.keys) - done)
+
+
+async def _drive(store: Any, run_id: str, todo: int) -> int:
+    from agentic_eval.backends.base import AuthenticationFailed, BackendError
+    from agentic_eval.batch import BatchError, close_run, run_samples
+    from agentic_eval.evaluation.gate import EXIT_CODES
+
+    stop = _Stop()
+    stop.install()
+    progress = BatchProgress(todo)
+    try:
+        await run_samples(store, run_id, on_case=progress.advance, should_stop=stop)
+    except (AuthenticationFailed, BackendError, BatchError) as exc:
+        progress.close()
+        close_run(store, run_id, status="interrupted")
+        store.close()
+        raise click.ClickException(one_line(str(exc))) from None
+    finally:
+        progress.close()
+    s = close_run(store, run_id, status="interrupted" if stop() else "finished")
+    store.close()
+    for line in summary_lines(s):
+        click.echo(line)
+    if stop.signal is not None:
+        return 128 + stop.signal
+    return EXIT_CODES[s.gate.verdict]
+
+
+def _store() -> Any:
+    from agentic_eval.store.db import Store, StoreError
+
+    try:
+        store = Store()
+        store.migrate()
+    except StoreError as exc:
+        raise click.ClickException(one_line(str(exc))) from None
+    return store
