@@ -6,6 +6,7 @@ import click
 
 from agentic_eval._version import __version__
 from agentic_eval.cli.batch import batch
+from agentic_eval.cli.fake_provider import fake_provider
 from agentic_eval.cli.goldens import goldens
 from agentic_eval.cli.guard import guard
 from agentic_eval.cli.history import baseline, history
@@ -39,6 +40,7 @@ cli.add_command(show)
 cli.add_command(goldens)
 cli.add_command(guard)
 cli.add_command(model)
+cli.add_command(fake_provider)
 cli.add_command(mutants)
 cli.add_command(report)
 cli.add_command(history)
