@@ -161,3 +161,22 @@ def test_a_stopped_or_killed_batch_resumes_without_losing_or_doubling_a_sample(
     assert _cli(capsys, "batch", "--resume", run.id)[0] == 0  # a finished run: nothing to do
     assert len(store.samples(run.id)) == planned
     store.close()
+
+
+def test_a_scenario_batch_is_an_ordinary_run_gated_on_its_samples(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    scenario = ("batch", "--scenario", "synthesize.missing_revenue", "--samples", "20")
+    code, out, _ = _cli(capsys, *scenario, "--agent", "hallucinating")
+    assert code == 1 and "samples: 20" in out and "check_failed: 20" in out
+    code, out, _ = _cli(capsys, *scenario, "--agent", "reference")
+    assert code == 0 and "passed: 20" in out and "gate: PASS" in out
+    code, _, err = _cli(capsys, "batch", "--scenario", "no.such_scenario")
+    assert code == 2 and "unknown scenario 'no.such_scenario'" in err
+    store = Store()
+    runs = [r for r in store.runs() if r.plan is not None]
+    assert sorted((r.samples, r.gate) for r in runs) == [(20, "FAIL"), (20, "PASS")]
+    for r in runs:  # the plan names the scenario; each epoch is its own seeded job
+        plan = plan_of(r)
+        assert plan.kind == "scenario" and [k.epoch for k in plan.keys] == list(range(20))
+        assert sorted(s.sample for s in store.samples(r.id)) == list(range(20))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +20,20 @@ def scripted_agents(domain: Domain[Any]) -> dict[str, Any]:
     return {**{m.name: m.agent for m in domain.mutants()}, **domain.agents()}
 
 
-def build_backend(spec: BackendSpec, domain: Domain[Any]) -> ModelBackend:
-    """The backend ``spec`` describes, for ``domain``'s suite.
+def plan_agents(kind: str, suite: str) -> dict[str, Any]:
+    """The scripted agents of what a plan runs: a domain's, or a workflow's."""
+    if kind == "scenario":
+        from agentic_eval.workflow.scenarios import scripted_agents as workflow_agents
+
+        return dict(workflow_agents(suite))
+    from agentic_eval.domains.registry import get_domain
+
+    return scripted_agents(get_domain(suite))
+
+
+def build_backend(spec: BackendSpec, suite: str, agents: Mapping[str, Any]) -> ModelBackend:
+    """The backend ``spec`` describes, for ``suite`` (a domain or a workflow), whose scripted
+    agents are ``agents``.
 
     Raises:
         BackendError: An unknown scripted agent, a replay without recordings, a live provider
@@ -30,13 +43,12 @@ def build_backend(spec: BackendSpec, domain: Domain[Any]) -> ModelBackend:
     if spec.kind == "replay":
         if spec.recordings is None:
             raise BackendError("a replay backend needs its recordings folder")
-        return ReplayBackend(agent_dir(Path(spec.recordings), domain.name, spec.agent))
+        return ReplayBackend(agent_dir(Path(spec.recordings), suite, spec.agent))
     if spec.kind == "scripted":
-        agents = scripted_agents(domain)
         name = spec.agent or "reference"
         if name not in agents:
             known = ", ".join(sorted(agents)) or "none"
-            raise BackendError(f"{domain.name} has no scripted agent {name!r} ({known})")
+            raise BackendError(f"{suite} has no scripted agent {name!r} ({known})")
         inner: ModelBackend = ScriptedBackend(spec.label or name, agents[name])
     else:
         inner = live_backend_from_spec(spec)

@@ -40,10 +40,13 @@ class RunPlan(Frozen):
     """Everything a run is, before it runs."""
 
     schema_version: Literal[1] = Field(default=PLAN_SCHEMA_VERSION, description="Format.")
-    kind: Literal["suite"] = Field(
-        default="suite", description="What is run: a suite's cases (scenarios and the corpus next)."
+    kind: Literal["suite", "scenario"] = Field(
+        default="suite",
+        description="suite: a domain's cases; scenario: one workflow scenario, each epoch in a "
+        "freshly seeded job (the corpus next).",
     )
-    suite: str = Field(min_length=1, description="The suite (domain) name.")
+    suite: str = Field(min_length=1, description="The suite: a domain, or the scenario's workflow.")
+    scenario: str | None = Field(default=None, description="The scenario, for kind scenario.")
     keys: tuple[SampleKey, ...] = Field(min_length=1, description="Every sample, in order.")
     backend: BackendSpec = Field(description="What answers (replay, scripted, live; recorded?).")
     model: str = Field(description="The model name sent in requests.")
@@ -58,6 +61,10 @@ class RunPlan(Frozen):
 
     @model_validator(mode="after")
     def _distinct_keys(self) -> RunPlan:
+        if (self.kind == "scenario") != (self.scenario is not None):
+            raise ValueError("a scenario plan names its scenario, and only a scenario plan does")
+        if self.scenario is not None and any(k.case != self.scenario for k in self.keys):
+            raise ValueError(f"every sample of a scenario plan is of {self.scenario!r}")
         seen: set[SampleKey] = set()
         for key in self.keys:
             if key in seen:

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from agentic_eval.backends.base import ModelBackend
-from agentic_eval.batch.backends import build_backend
+from agentic_eval.batch.backends import build_backend, plan_agents
 from agentic_eval.batch.plan import RunPlan, SampleKey
 from agentic_eval.core.scorecard import CaseResult, GateSummary
 from agentic_eval.domains.base import Domain
@@ -106,8 +106,7 @@ def open_run(store: Store, plan: RunPlan, *, worker: str | None = None) -> str:
         BackendError: When the plan's backend cannot be built (to name what produces the run).
         UnknownDomainError: When the suite is unknown.
     """
-    domain = get_domain(plan.suite)
-    backend = build_backend(plan.backend, domain)
+    backend = build_backend(plan.backend, plan.suite, plan_agents(plan.kind, plan.suite))
     return store.start_run(
         plan.suite,
         produced_by(backend, plan.parameters.approval_mode),
@@ -165,12 +164,13 @@ async def run_samples(
     todo = [k for k in planned if (k.case, k.epoch) not in done]
     if not todo:
         return 0
-    domain = get_domain(plan.suite)
-    backend = build_backend(plan.backend, domain)
-    specs = _specs(domain, plan, todo)
+    backend = build_backend(plan.backend, plan.suite, plan_agents(plan.kind, plan.suite))
     sinks_all: list[RunSink] = [StoreSink(store, run_id, backend, plan.suite, worker), *sinks]
+    ran = 0
 
     def persist(case_run: CaseRun) -> None:
+        nonlocal ran
+        ran += 1
         for sink in sinks_all:
             sink.sample(case_run)
         if on_case is not None:
@@ -178,20 +178,58 @@ async def run_samples(
 
     beat = asyncio.create_task(_heartbeat(store, run_id))
     try:
-        result = await run_tasks(
-            specs,
-            backend,
-            plan.settings(),
-            concurrency=plan.concurrency,
-            on_case=persist,
-            should_stop=should_stop,
-        )
+        if plan.kind == "scenario":
+            await _scenario_samples(store, plan, todo, backend, persist, should_stop)
+        else:
+            domain = get_domain(plan.suite)
+            await run_tasks(
+                _specs(domain, plan, todo),
+                backend,
+                plan.settings(),
+                concurrency=plan.concurrency,
+                on_case=persist,
+                should_stop=should_stop,
+            )
     finally:
         beat.cancel()
         for sink in sinks_all:
             sink.flush()
         await backend.aclose()
-    return len(result.cases)
+    return ran
+
+
+async def _scenario_samples(
+    store: Store,
+    plan: RunPlan,
+    keys: list[SampleKey],
+    backend: ModelBackend,
+    persist: Callable[[CaseRun], None],
+    should_stop: Callable[[], bool] | None,
+) -> None:
+    """Each epoch of the scenario in a freshly seeded job, through the workflow services; the
+    judged sample goes to the batch's sinks (not to a one-sample run of its own)."""
+    from agentic_eval.evaluation.scenario import run_scenario
+    from agentic_eval.workflow.scenarios import get_scenario
+    from agentic_eval.workflow.service import Workflow
+
+    assert plan.scenario is not None
+    scenario = get_scenario(plan.scenario)
+    wf = Workflow(store)
+    settings = plan.settings()
+    semaphore = asyncio.Semaphore(plan.concurrency)
+
+    async def one(key: SampleKey) -> None:
+        async with semaphore:
+            if should_stop is not None and should_stop():
+                return
+            await run_scenario(
+                wf, scenario, backend, settings, sample=key.epoch,
+                mode=plan.backend.kind, on_sample=persist,
+            )  # fmt: skip
+
+    async with asyncio.TaskGroup() as group:
+        for key in keys:
+            group.create_task(one(key))
 
 
 def summary(store: Store, run_id: str) -> BatchSummary:

@@ -128,6 +128,13 @@ def summary_lines(s: Any) -> list[str]:
 
 @click.command("batch")
 @click.argument("domain", required=False)
+@click.option(
+    "--scenario",
+    default=None,
+    help="Batch one workflow scenario instead of a domain (see `agentic-eval step --list`): each "
+    "sample in a freshly seeded job, gated on the scenario's own max failure rate unless "
+    "--max-failure-rate is given.",
+)
 @click.option("--cases", "pattern", default=None, help="Only cases matching these globs.")
 @click.option(
     "--samples",
@@ -187,6 +194,7 @@ def summary_lines(s: Any) -> list[str]:
 @request_options
 def batch(
     domain: str | None,
+    scenario: str | None,
     pattern: str | None,
     samples: int,
     backend: Literal["scripted", "live", "replay"] | None,
@@ -220,6 +228,7 @@ def batch(
     \b
     Examples:
       agentic-eval batch retail_ops --samples 20
+      agentic-eval batch --scenario synthesize.missing_revenue --agent hallucinating --samples 20
       agentic-eval batch retail_ops --agent naive --samples 5 --gate upper-bound
       agentic-eval batch retail_ops --provider openai --base-url http://127.0.0.1:8080/v1 \\
           --model qwen2.5-coder-1.5b --samples 3 --concurrency 4
@@ -228,23 +237,93 @@ def batch(
     from agentic_eval.batch import BatchError
 
     if resume is not None:
-        if domain or pattern or samples != 1 or backend or agent or provider:
+        if domain or scenario or pattern or samples != 1 or backend or agent or provider:
             raise click.UsageError("--resume takes the run's stored plan: drop the other options")
         return asyncio.run(_resume(resume))
-    if domain is None:
-        raise click.UsageError("name the DOMAIN to batch (or --resume RUN_ID)")
+    if domain is not None and scenario is not None:
+        raise click.UsageError("batch a DOMAIN or a --scenario, not both")
+    if domain is None and scenario is None:
+        raise click.UsageError("name the DOMAIN or the --scenario to batch (or --resume RUN_ID)")
+    if scenario is not None and pattern is not None:
+        raise click.UsageError("--cases selects a domain's cases; a scenario is one case")
     mode = backend or ("live" if provider else "scripted")
     if mode == "live" and (not provider or not model):
         raise click.UsageError("a live batch needs --provider and --model")
     if mode != "live" and (provider or base_url or model):
         raise click.UsageError("--provider, --model and --base-url apply to live batches only")
+    given = click.get_current_context().get_parameter_source("max_failure_rate")
+    rate = None if given is click.core.ParameterSource.DEFAULT else max_failure_rate
     try:
-        plan = _plan(domain, pattern, samples, mode, agent, provider, model, base_url, concurrency,
-                     approval, gate_mode, max_failure_rate, max_transient, max_turns, max_tokens,
-                     temperature, recordings, retries, timeout)  # fmt: skip
+        if scenario is not None:
+            plan = _scenario_plan(
+                scenario, samples, mode, agent, provider, model, base_url, concurrency,
+                approval, gate_mode, rate, max_transient, max_turns, max_tokens, temperature,
+                recordings, retries, timeout,
+            )  # fmt: skip
+        else:
+            assert domain is not None
+            plan = _plan(
+                domain, pattern, samples, mode, agent, provider, model, base_url, concurrency,
+                approval, gate_mode, max_failure_rate, max_transient, max_turns, max_tokens,
+                temperature, recordings, retries, timeout,
+            )  # fmt: skip
     except BatchError as exc:
         raise click.UsageError(one_line(str(exc))) from None
     return asyncio.run(_run(plan))
+
+
+def _backend_spec(
+    mode: str, agent: str | None, agents: Any, suite: str, provider: str | None,
+    model: str | None, base_url: str | None, recordings: Any, retries: int, timeout: float,
+) -> tuple[Any, str]:  # fmt: skip
+    from agentic_eval.backends.spec import BackendSpec
+
+    if mode == "scripted":
+        label = agent or "reference"
+        if label not in agents:
+            known = ", ".join(sorted(agents)) or "none"
+            raise click.UsageError(f"{suite} has no scripted agent {label!r} ({known})")
+        return BackendSpec(kind="scripted", agent=label), f"scripted:{label}"
+    if mode == "replay":
+        spec = BackendSpec(kind="replay", agent=agent or "reference", recordings=str(recordings))
+        return spec, "replay"
+    assert provider is not None and model is not None
+    spec = BackendSpec(kind="live", provider=provider, model=model, base_url=base_url,
+                       label=agent, retries=retries, timeout=timeout)  # fmt: skip
+    return spec, model
+
+
+def _scenario_plan(
+    name: str, samples: int, mode: str, agent: str | None, provider: str | None,
+    model: str | None, base_url: str | None, concurrency: int, approval: Any, gate_mode: Any,
+    max_failure_rate: float | None, max_transient: float, max_turns: int, max_tokens: int,
+    temperature: float, recordings: Any, retries: int, timeout: float,
+) -> Any:  # fmt: skip
+    from agentic_eval.batch import RunPlan, SampleKey
+    from agentic_eval.core.settings import RunParameters
+    from agentic_eval.workflow.errors import WorkflowError
+    from agentic_eval.workflow.scenarios import get_scenario, scripted_agents
+
+    try:
+        s = get_scenario(name)
+    except (WorkflowError, ValueError, LookupError) as exc:
+        raise click.UsageError(one_line(str(exc))) from None
+    suite = s.workflow.key
+    spec, model_name = _backend_spec(mode, agent or (s.agent if mode == "scripted" else None),
+                                     scripted_agents(suite), suite, provider, model, base_url,
+                                     recordings, retries, timeout)  # fmt: skip
+    params = RunParameters(
+        approval_mode=approval,
+        temperature=temperature,
+        max_turns=max_turns,
+        max_tokens=max_tokens,
+        max_failure_rate=s.max_failure_rate if max_failure_rate is None else max_failure_rate,
+        max_transient=max_transient,
+    )
+    keys = tuple(SampleKey(case=s.name, epoch=e) for e in range(samples))
+    return RunPlan(kind="scenario", suite=suite, scenario=s.name, keys=keys, backend=spec,
+                   model=model_name, parameters=params, concurrency=concurrency,
+                   gate=gate_mode)  # fmt: skip
 
 
 def _plan(
@@ -253,7 +332,6 @@ def _plan(
     approval: Any, gate_mode: Any, max_failure_rate: float, max_transient: float, max_turns: int,
     max_tokens: int, temperature: float, recordings: Any, retries: int, timeout: float,
 ) -> Any:  # fmt: skip
-    from agentic_eval.backends.spec import BackendSpec
     from agentic_eval.batch import RunPlan, SampleKey, scripted_agents
     from agentic_eval.core.settings import RunParameters
 
@@ -261,21 +339,8 @@ def _plan(
     cases = select_cases(load_cases(domain), pattern)
     if not cases:
         raise click.UsageError(f"no case of {name} matches --cases {pattern!r}")
-    if mode == "scripted":
-        label = agent or "reference"
-        if label not in scripted_agents(domain):
-            known = ", ".join(sorted(scripted_agents(domain)))
-            raise click.UsageError(f"{name} has no scripted agent {label!r} ({known})")
-        spec = BackendSpec(kind="scripted", agent=label)
-        model_name = f"scripted:{label}"
-    elif mode == "replay":
-        spec = BackendSpec(kind="replay", agent=agent or "reference", recordings=str(recordings))
-        model_name = "replay"
-    else:
-        assert provider is not None and model is not None
-        spec = BackendSpec(kind="live", provider=provider, model=model, base_url=base_url,
-                           label=agent, retries=retries, timeout=timeout)  # fmt: skip
-        model_name = model
+    spec, model_name = _backend_spec(mode, agent, scripted_agents(domain), name, provider, model,
+                                     base_url, recordings, retries, timeout)  # fmt: skip
     keys = tuple(SampleKey(case=c.id, epoch=e) for c in cases for e in range(samples))
     params = RunParameters(
         approval_mode=approval,

@@ -10,7 +10,7 @@ scenario's checks. It never raises for agent failures: a bad run is an outcome.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from agentic_eval.backends.base import ModelBackend
@@ -129,6 +129,7 @@ async def attempt_step(
     sample: int = 0,
     external_fixtures: str | None = None,
     mode: BackendKind | None = None,
+    on_sample: Callable[[CaseRun], None] | None = None,
 ) -> StepRun:
     """Claim ``step_key`` of a job for the agent, run it, and finish the attempt.
 
@@ -169,7 +170,10 @@ async def attempt_step(
     output = transcript.output if transcript is not None else None
     note = outcome.kind + (f": {outcome.reason}" if outcome.reason else "")
     wf.finish_attempt(claim.id, output, note=note)  # first: a store failure below leaves no claim
-    _store_sample(wf, spec.suite, case, backend, settings, mode, attempt.id)
+    if on_sample is not None:  # a sample of a batch run: the batch's sinks keep it
+        on_sample(case)
+    else:
+        _store_sample(wf, spec.suite, case, backend, settings, mode, attempt.id)
     return StepRun(
         job_id=job_id,
         step_key=step_key,
@@ -189,10 +193,13 @@ async def run_scenario(
     *,
     sample: int = 0,
     mode: BackendKind | None = None,
+    on_sample: Callable[[CaseRun], None] | None = None,
 ) -> StepRun:
     """Seed the scenario's job, run the agent's attempt at its step, and judge it.
 
-    Never raises for agent, provider or suite-code failures: each is an outcome.
+    ``on_sample`` takes the judged sample instead of the one-sample eval run each attempt is
+    otherwise kept as (a batch writes every epoch into its own run). Never raises for agent,
+    provider or suite-code failures: each is an outcome.
     """
     job_id = seed_job(wf, scenario)
     return await attempt_step(
@@ -207,6 +214,7 @@ async def run_scenario(
         sample=sample,
         external_fixtures=scenario.external_fixtures,
         mode=mode,
+        on_sample=on_sample,
     )
 
 
