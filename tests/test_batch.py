@@ -180,3 +180,22 @@ def test_a_scenario_batch_is_an_ordinary_run_gated_on_its_samples(
         plan = plan_of(r)
         assert plan.kind == "scenario" and [k.epoch for k in plan.keys] == list(range(20))
         assert sorted(s.sample for s in store.samples(r.id)) == list(range(20))
+
+
+def test_batches_write_history_entries_that_report_and_history_read(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from agentic_eval.history import load_history
+
+    for agent in ("reference", "hallucinating"):
+        _cli(capsys, "batch", "--scenario", "synthesize.missing_revenue", "--agent", agent,
+             "--samples", "3")  # fmt: skip
+    stored = load_history("lead_intelligence")  # read back: consistent with itself
+    assert [s.entry.scorecard.totals.passed for s in stored] == [3, 0]
+    assert stored[1].entry.previous_sha256 is None  # another agent: another series
+    code, out, err = _cli(capsys, "report", "lead_intelligence", "--fail-on-regression")
+    assert code == 1 and "3 regressed" in out, err  # checked against the store's rows too
+    code, _, _ = _cli(capsys, "batch", "retail_ops", "--no-history")
+    assert code == 0 and load_history("retail_ops") == []
+    code, _, err = _cli(capsys, "batch", "retail_ops", "--gate", "upper-bound", "--samples", "2")
+    assert "no history entry for a batch gated on the upper bound" in err

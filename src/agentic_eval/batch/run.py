@@ -321,3 +321,30 @@ async def _heartbeat(store: Store, run_id: str) -> None:
         await asyncio.sleep(HEARTBEAT_SECONDS)
         with contextlib.suppress(Exception):
             store.heartbeat(run_id)
+
+
+def plan_specs(plan: RunPlan) -> tuple[list[TaskSpec[Any]], Domain[Any] | None]:
+    """One task spec per planned case (epoch 0), and the domain they came from (None for a
+    scenario): what a run's fingerprints are taken over."""
+    if plan.kind == "scenario":
+        from agentic_eval.workflow.scenarios import get_scenario
+        from agentic_eval.workflow.steps import step_task
+
+        assert plan.scenario is not None
+        s = get_scenario(plan.scenario)
+        spec = step_task(
+            s.workflow,
+            s.template,
+            case_id=s.name,
+            requirements=s.requirements,
+            inputs=s.inputs,
+            upstream=s.upstream,
+            feedback=[reason for _, reason in s.rejections],
+            extra_checks=s.checks,
+            limits=plan.limits(),
+            external_fixtures=s.external_fixtures,
+        )
+        return [spec], None
+    domain = get_domain(plan.suite)
+    firsts = list(dict.fromkeys(SampleKey(case=k.case) for k in plan.keys))
+    return _specs(domain, plan, firsts), domain

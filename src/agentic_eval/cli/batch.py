@@ -188,6 +188,7 @@ def summary_lines(s: Any) -> list[str]:
     "--temperature", type=FiniteFloat(0, 2), default=DEFAULT_TEMPERATURE, show_default=True
 )
 @recordings_option
+@click.option("--no-history", is_flag=True, help="Do not write the batch's history entry.")
 @click.option("--resume", "resume", default=None, metavar="RUN_ID",
               help="Finish an interrupted batch from its stored plan: finished samples are not "
               "run again, none is counted twice.")  # fmt: skip
@@ -211,6 +212,7 @@ def batch(
     max_tokens: int,
     temperature: float,
     recordings: Any,
+    no_history: bool,
     resume: str | None,
     retries: int,
     timeout: float,
@@ -269,7 +271,7 @@ def batch(
             )  # fmt: skip
     except BatchError as exc:
         raise click.UsageError(one_line(str(exc))) from None
-    return asyncio.run(_run(plan))
+    return asyncio.run(_run(plan, not no_history))
 
 
 def _backend_spec(
@@ -354,7 +356,7 @@ def _plan(
                    concurrency=concurrency, gate=gate_mode, full=pattern is None)  # fmt: skip
 
 
-async def _run(plan: Any) -> int:
+async def _run(plan: Any, history: bool) -> int:
     from agentic_eval.batch import open_run
 
     store = _store()
@@ -363,7 +365,7 @@ async def _run(plan: Any) -> int:
     except Exception as exc:  # a backend that cannot be built: one line
         store.close()
         raise click.ClickException(one_line(str(exc))) from None
-    return await _drive(store, run_id, len(plan.keys))
+    return await _drive(store, run_id, len(plan.keys), history)
 
 
 async def _resume(run_id: str) -> int:
@@ -386,7 +388,7 @@ async def _resume(run_id: str) -> int:
     return await _drive(store, run_id, len(plan.keys) - done)
 
 
-async def _drive(store: Any, run_id: str, todo: int) -> int:
+async def _drive(store: Any, run_id: str, todo: int, history: bool = True) -> int:
     from agentic_eval.backends.base import AuthenticationFailed, BackendError
     from agentic_eval.batch import BatchError, close_run, run_samples
     from agentic_eval.evaluation.gate import EXIT_CODES
@@ -404,12 +406,40 @@ async def _drive(store: Any, run_id: str, todo: int) -> int:
     finally:
         progress.close()
     s = close_run(store, run_id, status="interrupted" if stop() else "finished")
+    if history:
+        _history(store, s)
     store.close()
     for line in summary_lines(s):
         click.echo(line)
     if stop.signal is not None:
         return 128 + stop.signal
     return EXIT_CODES[s.gate.verdict]
+
+
+def _history(store: Any, s: Any) -> None:
+    """The batch's history entry, filed like a run's (never into a git work tree when the batch
+    used real fixtures); a history write never fails the batch."""
+    from agentic_eval.core.canonical import canonical_file_text
+    from agentic_eval.core.realdata import inside_git_work_tree
+    from agentic_eval.history import HistoryError, history_dir
+    from agentic_eval.history.batches import entry_from_batch
+    from agentic_eval.history.files import append_entry
+
+    entry = entry_from_batch(store, s)
+    if entry is None:
+        warn("no history entry for a batch gated on the upper bound (the history records rates)")
+        return
+    if entry.scorecard.external_fixtures and inside_git_work_tree(history_dir()):
+        warn(f"{entry.suite} used real fixtures: its history entry is not written into "
+             f"{history_dir()} (inside a git repository)")  # fmt: skip
+        return
+    try:
+        stored = append_entry(entry)
+    except HistoryError as exc:
+        warn(str(exc))
+        return
+    text = canonical_file_text(stored.entry)
+    store.add_history_entry(s.run_id, entry.suite, entry.finished_at, text, history_dir())
 
 
 def _store() -> Any:
