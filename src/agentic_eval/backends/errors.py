@@ -3,6 +3,8 @@
 HTTP 408, 429, 529 and any 5xx, timeouts and connection errors say nothing about the agent:
 ``transient`` (retried first). 401/403 mean the credentials were refused: the run stops. Any other
 4xx is the provider refusing this request: an ``error`` outcome carrying the provider's message.
+A connection error carries what the transport said (the SDKs' own message is a bare
+"Connection error.", which does not tell a reset from a hang-up).
 """
 
 from __future__ import annotations
@@ -39,6 +41,19 @@ def provider_message(body: object, fallback: str) -> str:
     return one_line(fallback)
 
 
+def transport_cause(exc: BaseException) -> str:
+    """The first non-empty message down ``exc``'s cause chain (the transport's own words)."""
+    seen: set[int] = set()
+    current = exc.__cause__ or exc.__context__
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        text = str(current).strip()
+        if text:
+            return text
+        current = current.__cause__ or current.__context__
+    return ""
+
+
 def classify_sdk_error(provider: str, sdk: Any, exc: Exception, timeout: float) -> BackendError:
     """Map an ``APIError`` of the anthropic or openai SDK (same class names) to our errors.
 
@@ -52,7 +67,8 @@ def classify_sdk_error(provider: str, sdk: Any, exc: Exception, timeout: float) 
     if isinstance(exc, sdk.APITimeoutError):
         return TransientBackendError(f"{provider}: request timed out after {timeout:g}s")
     if isinstance(exc, sdk.APIConnectionError):
-        return TransientBackendError(f"{provider}: connection error: {one_line(message_attr)}")
+        detail = transport_cause(exc) or message_attr
+        return TransientBackendError(f"{provider}: connection error: {one_line(detail)}")
     if isinstance(exc, sdk.APIStatusError):
         status: int = getattr(exc, "status_code", 0)
         message = provider_message(getattr(exc, "body", None), message_attr)
