@@ -160,6 +160,11 @@ def test_a_stopped_or_killed_batch_resumes_without_losing_or_doubling_a_sample(
     assert f"samples: {planned}" in out2.splitlines() and "gate: PASS" in out2
     assert _cli(capsys, "batch", "--resume", run.id)[0] == 0  # a finished run: nothing to do
     assert len(store.samples(run.id)) == planned
+    from agentic_eval.history import load_history
+
+    (entry,) = load_history("retail_ops")  # filed once, when the resume finished it
+    assert entry.entry.run_id == run.id and entry.entry.samples == planned
+    assert _cli(capsys, "report", "retail_ops")[0] == 0  # and the store agrees with it
     store.close()
 
 

@@ -385,7 +385,8 @@ async def _resume(run_id: str) -> int:
     click.echo(
         f"resuming run {run_id}: {done} of {len(plan.keys)} samples already stored", err=True
     )
-    return await _drive(store, run_id, len(plan.keys) - done)
+    # a batch that had finished was filed then: closing it again must not file it twice
+    return await _drive(store, run_id, len(plan.keys) - done, history=run.status != "finished")
 
 
 async def _drive(store: Any, run_id: str, todo: int, history: bool = True) -> int:
@@ -406,7 +407,7 @@ async def _drive(store: Any, run_id: str, todo: int, history: bool = True) -> in
     finally:
         progress.close()
     s = close_run(store, run_id, status="interrupted" if stop() else "finished")
-    if history:
+    if history and not s.missing:  # an unfinished batch is filed when --resume finishes it
         _history(store, s)
     store.close()
     for line in summary_lines(s):
