@@ -204,3 +204,37 @@ def test_batches_write_history_entries_that_report_and_history_read(
     assert code == 0 and load_history("retail_ops") == []
     code, _, err = _cli(capsys, "batch", "retail_ops", "--gate", "upper-bound", "--samples", "2")
     assert "no history entry for a batch gated on the upper bound" in err
+
+
+@pytest.mark.parametrize(
+    ("rate", "retries", "code", "verdict"),
+    [(0.3, "0", 2, "INCONCLUSIVE"), (0.05, "2", 0, "PASS")],
+    ids=["30%-529s-inconclusive", "5%-529s-retried-and-judged"],
+)
+def test_a_live_batch_against_a_failing_provider_is_gated_on_what_it_could_judge(
+    rate: float,
+    retries: str,
+    code: int,
+    verdict: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from agentic_eval.backends.scripted import respond
+    from agentic_eval.core import ModelRequest, ModelResponse
+    from agentic_eval.testing import FakeProvider
+
+    def reference(request: ModelRequest) -> ModelResponse:
+        return respond(get_domain("retail_ops").agents()["reference"], request)
+
+    monkeypatch.setenv("OPENAI_API_KEY", "k-not-a-secret")
+    with FakeProvider(reference, fail_rates={529: rate}, seed=7) as fake:
+        got, out, err = _cli(capsys, "batch", "retail_ops", "--provider", "openai", "--base-url",
+                             fake.openai_base_url, "--model", "m", "--samples", "2",
+                             "--concurrency", "8", "--retries", retries)  # fmt: skip
+    assert got == code, err
+    assert f"gate: {verdict}" in out
+    transient = int(next(x for x in out.splitlines() if x.startswith("transient: ")).split()[1])
+    if rate == 0.3:
+        assert transient > 0.1 * 68  # most cases met a 529 on one of their turns
+    else:
+        assert "passed: " in out and transient <= 0.1 * 68  # excluded, the rest judged
