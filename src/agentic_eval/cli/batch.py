@@ -18,17 +18,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from agentic_eval.cli.common import load_cases, resolve_domains, select_cases, warn
 from agentic_eval.cli.options import (
-    FiniteFloat,
     provider_options,
     recordings_option,
     request_options,
-)
-from agentic_eval.core.settings import (
-    DEFAULT_MAX_FAILURE_RATE,
-    DEFAULT_MAX_TOKENS,
-    DEFAULT_MAX_TRANSIENT,
-    DEFAULT_MAX_TURNS,
-    DEFAULT_TEMPERATURE,
+    run_parameter_options,
 )
 from agentic_eval.core.text import one_line
 from agentic_eval.evaluation.runner import CaseRun
@@ -169,24 +162,7 @@ def summary_lines(s: Any) -> list[str]:
     help="rate: the failure rate against --max-failure-rate; upper-bound: the one-sided 95% "
     "Clopper-Pearson upper bound on it (a small clean batch does not pass a tight threshold).",
 )
-@click.option(
-    "--max-failure-rate", type=FiniteFloat(0, 1), default=DEFAULT_MAX_FAILURE_RATE,
-    show_default=True, help="The gate fails when (check_failed + error) / judged exceeds it.",
-)  # fmt: skip
-@click.option(
-    "--max-transient", type=FiniteFloat(0, 1), default=DEFAULT_MAX_TRANSIENT, show_default=True,
-    help="The gate is inconclusive when the transient share exceeds it.",
-)  # fmt: skip
-@click.option(
-    "--max-turns", type=click.IntRange(1, 200), default=DEFAULT_MAX_TURNS, show_default=True
-)
-@click.option(
-    "--max-tokens", type=click.IntRange(16, 200_000), default=DEFAULT_MAX_TOKENS,
-    show_default=True, help="Output tokens per model call.",
-)  # fmt: skip
-@click.option(
-    "--temperature", type=FiniteFloat(0, 2), default=DEFAULT_TEMPERATURE, show_default=True
-)
+@run_parameter_options
 @recordings_option
 @click.option("--no-history", is_flag=True, help="Do not write the batch's history entry.")
 @click.option("--resume", "resume", default=None, metavar="RUN_ID",

@@ -10,6 +10,13 @@ from typing import Any
 import click
 
 from agentic_eval.backends.spec import DEFAULT_RETRIES, DEFAULT_TIMEOUT
+from agentic_eval.core.settings import (
+    DEFAULT_MAX_FAILURE_RATE,
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_MAX_TRANSIENT,
+    DEFAULT_MAX_TURNS,
+    DEFAULT_TEMPERATURE,
+)
 from agentic_eval.recordings.layout import DEFAULT_RECORDINGS
 
 
@@ -107,3 +114,46 @@ def provider_options(command: Callable[..., object]) -> Callable[..., object]:
 def request_options(command: Callable[..., object]) -> Callable[..., object]:
     """``--retries`` and ``--timeout``: how each live provider request is made."""
     return retries_option(timeout_option(command))
+
+
+_RUN_PARAMETER_OPTIONS = (
+    click.option(
+        "--max-turns", type=click.IntRange(1, 200), default=DEFAULT_MAX_TURNS, show_default=True
+    ),
+    click.option(
+        "--max-tokens",
+        type=click.IntRange(16, 200_000),
+        default=DEFAULT_MAX_TOKENS,
+        show_default=True,
+        help="Output tokens per model call.",
+    ),
+    click.option(
+        "--temperature",
+        type=FiniteFloat(0, 2),
+        default=DEFAULT_TEMPERATURE,
+        show_default=True,
+        help="Sampling temperature, 0 to 2.",
+    ),
+    click.option(
+        "--max-failure-rate",
+        type=FiniteFloat(0, 1),
+        default=DEFAULT_MAX_FAILURE_RATE,
+        show_default=True,
+        help="The gate fails when (check_failed + error) / judged exceeds it.",
+    ),
+    click.option(
+        "--max-transient",
+        type=FiniteFloat(0, 1),
+        default=DEFAULT_MAX_TRANSIENT,
+        show_default=True,
+        help="The gate is inconclusive when the transient share exceeds it.",
+    ),
+)
+
+
+def run_parameter_options(command: Callable[..., object]) -> Callable[..., object]:
+    """``--max-turns``, ``--max-tokens``, ``--temperature``, ``--max-failure-rate`` and
+    ``--max-transient``: the run parameters a plan fixes (``run`` and ``batch`` alike)."""
+    for option in reversed(_RUN_PARAMETER_OPTIONS):
+        command = option(command)
+    return command

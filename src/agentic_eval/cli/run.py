@@ -10,17 +10,10 @@ from typing import Literal
 import click
 
 from agentic_eval.cli.options import (
-    FiniteFloat,
     provider_options,
     recordings_option,
     request_options,
-)
-from agentic_eval.core.settings import (
-    DEFAULT_MAX_FAILURE_RATE,
-    DEFAULT_MAX_TOKENS,
-    DEFAULT_MAX_TRANSIENT,
-    DEFAULT_MAX_TURNS,
-    DEFAULT_TEMPERATURE,
+    run_parameter_options,
 )
 
 Mode = Literal["replay", "live", "scripted"]
@@ -140,37 +133,7 @@ class RunOptions:
     "($AGENTIC_EVAL_HISTORY_DIR, default evals/history/<domain>/).",
 )
 @recordings_option
-@click.option(
-    "--max-turns", type=click.IntRange(1, 200), default=DEFAULT_MAX_TURNS, show_default=True
-)
-@click.option(
-    "--max-tokens",
-    type=click.IntRange(16, 200_000),
-    default=DEFAULT_MAX_TOKENS,
-    show_default=True,
-    help="Output tokens per model call.",
-)
-@click.option(
-    "--temperature",
-    type=FiniteFloat(0, 2),
-    default=DEFAULT_TEMPERATURE,
-    show_default=True,
-    help="Sampling temperature, 0 to 2.",
-)
-@click.option(
-    "--max-failure-rate",
-    type=FiniteFloat(0, 1),
-    default=DEFAULT_MAX_FAILURE_RATE,
-    show_default=True,
-    help="The gate fails when (check_failed + error) / judged exceeds it.",
-)
-@click.option(
-    "--max-transient",
-    type=FiniteFloat(0, 1),
-    default=DEFAULT_MAX_TRANSIENT,
-    show_default=True,
-    help="The gate is inconclusive when the transient share exceeds it.",
-)
+@run_parameter_options
 @request_options
 def run(
     domains: tuple[str, ...],
