@@ -394,29 +394,12 @@ async def _drive(store: Any, run_id: str, todo: int, history: bool = True) -> in
 
 
 def _history(store: Any, s: Any) -> None:
-    """The batch's history entry, filed like a run's (never into a git work tree when the batch
-    used real fixtures); a history write never fails the batch."""
-    from agentic_eval.core.canonical import canonical_file_text
-    from agentic_eval.core.realdata import inside_git_work_tree
-    from agentic_eval.history import HistoryError, history_dir
-    from agentic_eval.history.batches import entry_from_batch
-    from agentic_eval.history.files import append_entry
+    """File the batch's history entry; a history write never fails the batch."""
+    from agentic_eval.history.batches import record_batch
 
-    entry = entry_from_batch(store, s)
-    if entry is None:
-        warn("no history entry for a batch gated on the upper bound (the history records rates)")
-        return
-    if entry.scorecard.external_fixtures and inside_git_work_tree(history_dir()):
-        warn(f"{entry.suite} used real fixtures: its history entry is not written into "
-             f"{history_dir()} (inside a git repository)")  # fmt: skip
-        return
-    try:
-        stored = append_entry(entry)
-    except HistoryError as exc:
-        warn(str(exc))
-        return
-    text = canonical_file_text(stored.entry)
-    store.add_history_entry(s.run_id, entry.suite, entry.finished_at, text, history_dir())
+    problem = record_batch(store, s)
+    if problem is not None:
+        warn(problem)
 
 
 def _store() -> Any:

@@ -82,3 +82,30 @@ def entry_from_batch(
 
 def _utc(moment: datetime) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def record_batch(store: Store, s: BatchSummary) -> str | None:
+    """File the batch's history entry in the history folder and the store, as a run's is;
+    returns why it was not filed (one line), or None.
+
+    Never into a git work tree when the batch used real fixtures; never for a batch gated on
+    the upper bound (the entry records the rate gate)."""
+    from agentic_eval.core.canonical import canonical_file_text
+    from agentic_eval.core.realdata import inside_git_work_tree
+    from agentic_eval.history.files import HistoryError, append_entry, history_dir
+
+    entry = entry_from_batch(store, s)
+    if entry is None:
+        return "no history entry for a batch gated on the upper bound (the history records rates)"
+    if entry.scorecard.external_fixtures and inside_git_work_tree(history_dir()):
+        return (
+            f"{entry.suite} used real fixtures: its history entry is not written into "
+            f"{history_dir()} (inside a git repository)"
+        )
+    try:
+        stored = append_entry(entry)
+    except HistoryError as exc:
+        return str(exc)
+    text = canonical_file_text(stored.entry)
+    store.add_history_entry(s.run_id, entry.suite, entry.finished_at, text, history_dir())
+    return None
