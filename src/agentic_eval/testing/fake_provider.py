@@ -217,8 +217,11 @@ class FakeProvider:
         self._thread.start()
 
     def stop(self) -> None:
-        """Stop listening, wake waiting handlers and close every connection, idle keep-alive
-        ones included (``__exit__`` calls it). Returns once every handler thread has ended."""
+        """Stop listening, wake waiting handlers and hang up every connection, kept-alive idle
+        ones included, so nothing is answered after it returns (``__exit__`` calls it).
+
+        Handler threads are daemons and are not joined: one still inside the responder
+        finishes its call, and its answer goes nowhere."""
         server, thread = self._server, self._thread
         if server is None:
             return
@@ -228,8 +231,8 @@ class FakeProvider:
         with self._lock:
             connections = list(self._connections)
         for conn in connections:
-            _hang_up(conn)  # wakes a handler blocked reading the next keep-alive request
-        server.server_close()  # also joins the handler threads
+            _hang_up(conn)  # else its thread would serve the connection's next request
+        server.server_close()
         if thread is not None:
             thread.join()
         self._server = self._thread = None
