@@ -49,17 +49,17 @@ class LoadShape:
         """
         low, high = latency_ms if isinstance(latency_ms, tuple) else (latency_ms, latency_ms)
         if not (math.isfinite(low) and math.isfinite(high) and 0 <= low <= high):
-            raise ValueError(f"latency_ms must be finite, >= 0 and low <= high, not {latency_ms!r}")
+            raise ValueError(
+                f"latency must be finite milliseconds, >= 0, low <= high, not {latency_ms!r}"
+            )
         rates = dict(fail_rates or {})
         for status, rate in rates.items():
             if not 400 <= status <= 599:
-                raise ValueError(f"fail_rates: {status} is not an HTTP error status (400-599)")
+                raise ValueError(f"fail rate for {status}: not an HTTP error status (400-599)")
             if not (math.isfinite(rate) and 0 <= rate <= 1):
-                raise ValueError(
-                    f"fail_rates: the rate of {status} must be in [0, 1], not {rate!r}"
-                )
+                raise ValueError(f"fail rate for {status}: {rate!r} is not in [0, 1]")
         if math.fsum(rates.values()) > 1:
-            raise ValueError(f"fail_rates: the rates add up to more than 1: {rates}")
+            raise ValueError(f"fail rates add up to more than 1: {rates}")
         self.latency_ms: tuple[float, float] = (float(low), float(high))
         self.fail_rates: tuple[tuple[int, float], ...] = tuple(sorted(rates.items()))
         self._fail_rng = random.Random(seed)
