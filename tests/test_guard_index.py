@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from agentic_eval.cli.main import main
-from agentic_eval.core import realdata
+from agentic_eval.core import realdata, realdata_judge
 from agentic_eval.core.realdata import MARK, REAL_DATA_KEY
 
 REPO = Path(__file__).resolve().parent.parent
@@ -119,21 +119,24 @@ def test_spacing_and_escapes_do_not_hide_the_mark(
 
 
 @pytest.mark.parametrize(
-    ("name", "content"),
+    ("name", "content", "how"),
     [
-        ("run.log", f'12:00 wrote {{"a": [1], "{MARK}": "{DIGEST}", "turns": [{{"role": '),
-        ("notes.txt", f'notes\n{{"{MARK}":"{DIGEST}"}}\n'),  # YAML reads this as one string
-        ("cut.json.part", f'{{"a": [1, 2],\n  "{REAL_DATA_KEY}": true,\n  "b": ['),
-        ("store.db", b"SQLite format 3\0\0\0" + f'{{"{MARK}":"{DIGEST}"}}'.encode()),
+        ("run.log", f'12:00 wrote {{"a": [1], "{MARK}": "{DIGEST}", "turns": [{{"role": ',
+         "found in its text"),
+        ("notes.txt", f'notes\n{{"{MARK}":"{DIGEST}"}}\n', "read from its JSON lines"),  # YAML:
+        ("cut.json.part", f'{{"a": [1, 2],\n  "{REAL_DATA_KEY}": true,\n  "b": [',  # one string
+         "found in its text"),
+        ("store.db", b"SQLite format 3\0\0\0" + f'{{"{MARK}":"{DIGEST}"}}'.encode(),
+         "found in its text"),
     ],
-)
+)  # fmt: skip
 def test_text_that_does_not_parse_is_scanned_for_the_mark(
-    repo: Path, name: str, content: str | bytes, capsys: pytest.CaptureFixture[str]
+    repo: Path, name: str, content: str | bytes, how: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _stage(repo, name, content)
     code, out = _guard(repo, capsys)
     assert code == 1, out
-    assert f"{name}: staged copy " in out and "found in its text" in out
+    assert f"{name}: staged copy " in out and how in out
 
 
 def test_naming_the_keys_in_prose_code_or_values_is_not_real_data(
@@ -153,7 +156,7 @@ def test_naming_the_keys_in_prose_code_or_values_is_not_real_data(
 def test_a_blob_too_large_to_parse_is_still_scanned_in_chunks(
     repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(realdata, "PARSE_LIMIT", 1 << 16)
+    monkeypatch.setattr(realdata_judge, "PARSE_LIMIT", 1 << 16)
     mark = f'"{MARK}": "{DIGEST}"'.encode()
     chunk = 1 << 20  # the mark straddles the first chunk boundary of the stream read
     _stage(repo, "dump.bin", b"x" * (chunk - 20) + mark + b"y" * (chunk + 7))

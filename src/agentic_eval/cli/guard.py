@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from agentic_eval.core.realdata import (
+    INFLATE_LIMIT,
     MARK,
     PARSE_LIMIT,
     REAL_DATA_KEY,
@@ -28,14 +29,25 @@ committed, `git commit -a` included. Exit 2: not in a git work tree.
 
 \b
 Real fixtures live under EVAL_FIXTURE_DIR, outside the repository. A path
-fails when it lies under EVAL_FIXTURE_DIR, or when its staged copy, read as
-JSON, JSON lines or YAML whatever its name, holds a mapping with the key
-"{MARK}" (every transcript, scorecard, case file or history
-entry derived from real fixtures has it) or the key "{REAL_DATA_KEY}" set to
-true. Every copy is also scanned as text (all that a file over {PARSE_LIMIT >> 20} MiB
-or one that does not parse gets) for the key "{MARK}" with a
-sha256 value, or "{REAL_DATA_KEY}" with true inside an object or alone on a
-YAML line. `make test` (and so CI) runs it.
+fails when it lies under EVAL_FIXTURE_DIR, or when its staged copy, whatever
+its name, carries the key "{MARK}" (every transcript, scorecard,
+case file or history entry derived from real fixtures has it) or declares
+"{REAL_DATA_KEY}" true (true, 1, or the string true, yes, on or 1):
+
+\b
+- read as JSON, JSON lines, YAML, TOML or JSON5, in any mapping, and again
+  in any string of it that holds such text (a JSON log line, a notebook cell);
+- scanned as text (all that a copy over {PARSE_LIMIT >> 20} MiB or one that does not parse
+  gets), after undoing HTML, %XX and backslash escapes, with any spacing: the
+  mark's key in any case with a sha256 value, in any key-value form (JSON,
+  YAML, TOML, INI, .env, XML, HTML or Markdown tables, CSV columns), or with
+  any value inside an object; the declaration inside an object, on a line of
+  its own, as an XML element or attribute, or in a table;
+- gzip, bzip2 and xz content, UTF-16/32 text and runs of base64 are decoded
+  and judged the same way (content past {INFLATE_LIMIT >> 20} MiB cannot be checked: it fails).
+
+\b
+Prose and code that only name the keys pass. `make test` (and so CI) runs it.
 """
 
 

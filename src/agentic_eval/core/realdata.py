@@ -8,53 +8,92 @@ Committed, anonymised data carries neither.
 :func:`staged_marked_files` is the guard a test, CI and the pre-commit hook run. It reads what a
 commit takes, the staged blob of every path in the git index (not the work-tree copy, which a
 ``git add`` followed by an edit leaves behind), and judges each blob by its content, whatever its
-name:
+name. A blob is marked when any of these finds the mark or the declaration:
 
-- a blob that parses as JSON, a stream of JSON values (JSON lines), YAML or, failing those, has
-  lines that parse as JSON, is marked when any mapping anywhere in it has the key
-  ``external_fixtures`` (any value) or the key ``real_data`` with the boolean true; keys are
-  compared after decoding, so ``\\u0065xternal_fixtures`` counts and so does any spacing;
-- every blob's bytes are also scanned for the mark as text, because YAML reads nearly any prose
-  as one string and a marked object pasted into prose, a log or a truncated copy parses as
-  nothing: ``external_fixtures`` (quoted, bare, JSON-escaped) followed by a colon and a 64-digit
-  hex digest, or ``real_data`` followed by a colon and ``true`` (any case) either inside an object
-  (after ``{`` or ``,``, before ``,`` or ``}``) or alone on a YAML line. The text scan needs that
-  context so that code and prose naming the keys (this module, the README) are not flagged; keys
-  are matched case-sensitively, as JSON and YAML compare them. Up to 32 whitespace characters are
-  allowed around the colon (the structural check allows any).
-- blobs over :data:`PARSE_LIMIT` bytes are not parsed but still scanned as text, in chunks; a blob
-  with a NUL byte in its first 8000 bytes (git's test for binary) or that is not UTF-8 is not
-  parsed either (a compressed or UTF-16 copy is not recognised).
-- a path under ``$EVAL_FIXTURE_DIR`` is refused whatever it holds, and a blob git cannot produce
+- Parsed (:mod:`~agentic_eval.core.realdata_formats`), for a blob up to :data:`PARSE_LIMIT`: read
+  as JSON or a stream of JSON values, or else by each of YAML, TOML, JSON5 (comments, bare keys,
+  single quotes, trailing commas) and the JSON objects on its lines that accepts it, the blob is
+  marked when any mapping anywhere has the key ``external_fixtures`` with any value (spelt in
+  another case or with ``-`` or no separator, with a digest value), or the key ``real_data`` with
+  a true value: the boolean, 1, or the string true, yes, on or 1 in any case (false, 0 and other
+  strings are not a declaration). Keys are compared after decoding, with any spacing. A string in
+  the parsed data that names a key is judged again as a blob of its own: JSON written into a JSON
+  string or a JSON-lines log line, a notebook cell (a list of strings is read as one text).
+- Scanned as text (:mod:`~agentic_eval.core.realdata_text`), every blob, in windows: HTML entities,
+  ``%XX`` escapes and backslash escapes (any number of backslashes) are undone first and each run of
+  whitespace counts as one, so spacing is unbounded (a key's own letters are looked for escaped only
+  as ``\\u00XX`` or ``\\xXX``, as JSON and YAML write them). Then the mark is the key (in any case,
+  with ``_``, ``-`` or no separator) followed only by separators (spaces, quotes, colon, equals
+  sign, bar, comma, semicolon, ``>``, brackets, HTML tags such as table cells) and a 64-digit hex
+  digest, ``sha256:`` before it allowed: this covers JSON, YAML, TOML, INI, .env, XML attributes and
+  elements and key-value table rows; or the exact key, quoted, in an object (after a brace or comma)
+  with a value that starts a JSON value (a non-empty quoted string that does not start with ``<`` or
+  ``.``, a number, null, a boolean, a list or an object); or an XML element of that name with
+  content. The declaration is the key with a true word: in an object (after a brace or comma; before
+  a comma, a brace, a comment or a line end), on a line of its own (YAML, TOML, INI, .env, JSON5: a
+  colon or an equals sign, the word quoted or not, a trailing comma or comment), as an XML element
+  or attribute, or in an HTML table row. In a table (CSV, TSV, semicolon-separated, Markdown) a
+  header cell named like a key makes the cells under it values (a digest; a true word) until a blank
+  line, and a row whose cells read key then true counts.
+- The text scan needs that context so that code and prose naming the keys (this module, the
+  README) are not flagged: the key as a value (``MARK = "..."``), in a sentence, or followed by a
+  placeholder or a variable does not count. ``real_data`` is matched in lower case only, as JSON,
+  YAML and TOML compare keys: an env-style upper-case ``REAL_DATA`` is a program's switch, not a
+  fixture declaring itself (the mark's key counts in upper case, as a .env file writes it, but
+  only with a digest). Its assignment to a bare ``True`` on a line is Python's keyword argument,
+  not a declaration (quoted, or in another case, it is one).
+- Layers: a gzip, bzip2 or xz blob (by its magic bytes) is decompressed and its content judged
+  like a blob, up to :data:`INFLATE_LIMIT` bytes per blob (past that it cannot be checked, and
+  fails); UTF-16 and UTF-32 are decoded (by the byte-order mark; UTF-16 also by its zero bytes);
+  a blob that is not UTF-8 is parsed as Latin-1; a run of base64 (24 characters or more, standard
+  or URL-safe, wrapped or not) that decodes to text or compressed bytes is judged like a blob.
+  Layers nest up to :data:`MAX_DEPTH` deep and up to twice :data:`PARSE_LIMIT` nested bytes per
+  blob; what lies beyond is not decoded.
+- A blob over :data:`PARSE_LIMIT` bytes is not parsed, only scanned as text as it streams from git
+  (a run of base64 longer than a window, 1 MiB, is decoded only in part).
+- Not recognised: other compressions and archives (zip, so .xlsx or .docx), encryption, other
+  byte encodings (hex, quoted-printable), a key split by concatenation or across values, a key and
+  its value in separate fields of a record, INI sections, XML beyond the forms above.
+- A path under ``$EVAL_FIXTURE_DIR`` is refused whatever it holds, and a blob git cannot produce
   is refused too (the guard cannot tell what it holds).
 """
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import subprocess
 import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, cast
+from typing import IO
 
-import yaml
+from agentic_eval.core.realdata_formats import MARK, REAL_DATA_KEY
+from agentic_eval.core.realdata_judge import (
+    INFLATE_LIMIT,
+    MAX_DEPTH,
+    PARSE_LIMIT,
+    BlobJudge,
+    content_marks,
+)
 
-MARK = "external_fixtures"
-"""The key every file derived from real fixtures carries, with the fixtures' sha256."""
-REAL_DATA_KEY = "real_data"
-"""A real fixture file may declare itself with this key set to true; it must not be tracked."""
-PARSE_LIMIT = 16 * 1024 * 1024
-"""Blobs larger than this (bytes) are scanned as text only: parsing them costs too much."""
+__all__ = [
+    "INFLATE_LIMIT",
+    "MARK",
+    "MAX_DEPTH",
+    "PARSE_LIMIT",
+    "REAL_DATA_KEY",
+    "GitIndexError",
+    "IndexScan",
+    "content_marks",
+    "fixture_dir_env",
+    "inside_git_work_tree",
+    "marked_files",
+    "staged_marked_files",
+]
 
-_BINARY_PROBE = 8000  # git's own test: a NUL byte in the first 8000 bytes means binary
 _CHUNK = 1 << 20
-_OVERLAP = 4096  # longer than any text-scan match plus its lookaround
 _GIT_TIMEOUT = 300
-_YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when built with it
 
 
 class GitIndexError(Exception):
@@ -164,32 +203,6 @@ def marked_files(root: Path, tracked: Iterable[str], fixture_dir: Path | None) -
     return found
 
 
-def content_marks(data: bytes) -> list[str]:
-    """Why the bytes of one file hold real data (see the module's rules); empty when they don't.
-
-    Args:
-        data: A file's whole content.
-
-    Returns:
-        Reasons such as ``"carries 'external_fixtures' (derived from external fixtures; read
-        as JSON)"``, the mark first.
-    """
-    return _reasons(_structure_marks(data), _text_marks([data]), len(data) > PARSE_LIMIT)
-
-
-def _reasons(
-    structural: tuple[str | None, str | None], text: tuple[bool, bool], big: bool
-) -> list[str]:
-    mark_how, real_how = structural
-    in_text = "found in its bytes, too large to parse" if big else "found in its text"
-    out: list[str] = []
-    if mark_how or text[0]:
-        out.append(f"carries {MARK!r} (derived from external fixtures; {mark_how or in_text})")
-    if real_how or text[1]:
-        out.append(f'declares "{REAL_DATA_KEY}": true ({real_how or in_text})')
-    return out
-
-
 def _under(path: Path, real_root: Path) -> bool:
     resolved = path.resolve()
     return resolved == real_root or real_root in resolved.parents
@@ -270,17 +283,11 @@ def _next_blob(out: IO[bytes], oid: bytes) -> list[str]:
         raise GitIndexError(f"git cat-file answered {header[:200]!r} for {oid.decode()}")
     if len(fields) != 3:  # "<oid> missing": the index names an object git cannot produce
         return ["cannot be read from git (missing object), so cannot be checked"]
-    size = int(fields[2])
-    if size <= PARSE_LIMIT:
-        data = _read_exactly(out, size)
-        found = content_marks(data)
-    else:
-        chunks = _stream(out, size)
-        found = _reasons((None, None), _text_marks(chunks), True)
-        for _ in chunks:  # drain whatever the scan left
-            pass
+    blob = BlobJudge()
+    for chunk in _stream(out, int(fields[2])):
+        blob.feed(chunk)
     _read_exactly(out, 1)  # the newline after every object
-    return found
+    return blob.finish()
 
 
 def _read_exactly(out: IO[bytes], size: int) -> bytes:
@@ -296,143 +303,3 @@ def _stream(out: IO[bytes], size: int) -> Iterator[bytes]:
         chunk = _read_exactly(out, min(left, _CHUNK))
         left -= len(chunk)
         yield chunk
-
-
-# -- content --------------------------------------------------------------------------------------
-
-
-def _structure_marks(data: bytes) -> tuple[str | None, str | None]:
-    """How the mark and the real-data declaration were found by parsing (None: not found)."""
-    if len(data) > PARSE_LIMIT or b"\0" in data[:_BINARY_PROBE]:
-        return None, None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return None, None
-    parsed = _parse(text)
-    if parsed is None:
-        return None, None
-    how, values = parsed
-    mark, real = _walk(values)
-    return (how if mark else None), (how if real else None)
-
-
-def _parse(text: str) -> tuple[str, list[Any]] | None:
-    values = _json_stream(text)
-    if values is not None:
-        return ("read as JSON" if len(values) <= 1 else "read as JSON lines"), values
-    try:  # any exception: the parser could not read it, which is no reason to pass or crash
-        return "read as YAML", list(yaml.load_all(text, Loader=_YAML_LOADER))
-    except Exception:
-        pass
-    lines: list[Any] = []
-    for line in text.splitlines():
-        stripped = line.strip()
-        if stripped[:1] in ("{", "["):
-            try:
-                lines.append(json.loads(stripped))
-            except (ValueError, RecursionError):
-                continue
-    return ("read from its JSON lines", lines) if lines else None
-
-
-_JSON_SPACE = re.compile(r"[ \t\n\r]*")
-_DECODER = json.JSONDecoder()
-
-
-def _skip_space(text: str, at: int) -> int:
-    space = _JSON_SPACE.match(text, at)
-    return space.end() if space else at
-
-
-def _json_stream(text: str) -> list[Any] | None:
-    """The JSON values ``text`` holds one after another (one, or JSON lines), None if not JSON."""
-    values: list[Any] = []
-    at = _skip_space(text, 0)
-    while at < len(text):
-        try:
-            value, at = _DECODER.raw_decode(text, at)
-        except (ValueError, RecursionError):
-            return None
-        values.append(value)
-        at = _skip_space(text, at)
-    return values
-
-
-def _walk(values: list[Any]) -> tuple[bool, bool]:
-    """Whether any mapping in ``values`` has the mark; whether one declares real data."""
-    mark = real = False
-    stack: list[Any] = list(values)
-    seen: set[int] = set()  # YAML anchors share (and may nest) containers: visit each once
-    while stack and not (mark and real):
-        value: object = stack.pop()
-        if isinstance(value, list):
-            items = cast("list[Any]", value)
-            if id(items) not in seen:
-                seen.add(id(items))
-                stack.extend(items)
-        elif isinstance(value, dict):
-            mapping = cast("dict[Any, Any]", value)
-            if id(mapping) not in seen:
-                seen.add(id(mapping))
-                for key, item in mapping.items():
-                    if isinstance(key, str):
-                        mark = mark or key == MARK
-                        real = real or (key == REAL_DATA_KEY and item is True)
-                    if isinstance(item, dict | list):
-                        stack.append(item)
-    return mark, real
-
-
-def _key(name: str) -> str:
-    """A pattern for ``name`` where any character may be a JSON ``\\uXXXX`` escape."""
-    parts: list[str] = []
-    for char in name:
-        code = "".join(f"[{c}{c.upper()}]" if c.isalpha() else c for c in f"{ord(char):04x}")
-        parts.append(f"(?:{re.escape(char)}|\\\\u{code})")
-    key = "".join(parts)
-    return f"(?:\"{key}\"|'{key}'|(?<![\\w\"'\\\\]){key}(?![\\w\"']))"
-
-
-_WS = "[ \\t\\r\\n]{0,32}"
-_TRUE = "(?i:true)"
-_MARK_TEXT = re.compile(f"{_key(MARK)}{_WS}:{_WS}[\"']?[0-9a-fA-F]{{64}}(?![0-9a-fA-F])".encode())
-_REAL_IN_OBJECT = re.compile(
-    f"[{{,]{_WS}{_key(REAL_DATA_KEY)}{_WS}:{_WS}{_TRUE}{_WS}[,}}]".encode()
-)
-_REAL_YAML_LINE = re.compile(
-    f"^[ \\t]{{0,256}}(?:-[ \\t]+)?{_key(REAL_DATA_KEY)}[ \\t]*:[ \\t]*{_TRUE}"
-    "[ \\t]*(?:#[^\\r\\n]{0,256})?\\r?$".encode(),
-    re.MULTILINE,
-)
-
-
-def _text_marks(chunks: Iterable[bytes]) -> tuple[bool, bool]:
-    """Whether the bytes hold the mark as text; whether they declare real data as text.
-
-    The bytes come in chunks; each window is scanned for matches that start in its first part,
-    and the last ``_OVERLAP`` bytes (plus one byte of context) carry over to the next.
-    """
-    found = [False, False, False]
-    mark, real = MARK.encode(), REAL_DATA_KEY.encode()
-    rules = ((_MARK_TEXT, mark), (_REAL_IN_OBJECT, real), (_REAL_YAML_LINE, real))
-    buf = b""
-    pos = 0
-
-    def scan(cut: int) -> None:
-        escaped = b"\\u" in buf  # else a key can only match literally: a cheap find first
-        for i, (rule, literal) in enumerate(rules):
-            if not found[i] and (escaped or literal in buf):
-                match = rule.search(buf, pos)
-                found[i] = match is not None and match.start() < cut
-
-    for chunk in chunks:
-        keep = max(pos - 1, 0)
-        buf = buf[keep:] + chunk
-        pos -= keep
-        cut = len(buf) - _OVERLAP
-        if cut > pos:
-            scan(cut)
-            pos = cut
-    scan(len(buf) + 1)
-    return found[0], found[1] or found[2]
