@@ -94,6 +94,8 @@ PADDED_REAL = json.dumps({"padding": "p" * 200, REAL: True}).encode()
         ("row.html", f'<tr><td>{REAL}</td><td class="v">true</td></tr>', DECLARES,
          "found in its text"),
         ("query.txt", "GET /runs?meta=" + urllib.parse.quote(MARKED), CARRIES, "found in its text"),
+        ("twice.json", json.dumps(json.dumps(json.dumps({REAL: True}))), DECLARES,
+         "inside a string value, inside a string value"),
         # JSON5
         ("fixture.json5", f"{{\n  // fixture\n  name: 'x', // note\n  {REAL}: true, // yes\n}}\n",
          DECLARES, "read as JSON5"),
@@ -121,6 +123,10 @@ PADDED_REAL = json.dumps({"padding": "p" * 200, REAL: True}).encode()
         ("real.xml", f"<fixture>\n  <{REAL}> true </{REAL}>\n</fixture>", DECLARES,
          "found in its text"),
         ("real-attr.xml", f'<fixture id="1" {REAL}="yes"/>', DECLARES, "found in its text"),
+        ("ns.xml", f"<f:fixture xmlns:f='u'><f:{REAL}>true</f:{REAL}></f:fixture>", DECLARES,
+         "found in its text"),
+        ("array.php", f"<?php return ['{REAL}' => true, 'x' => 1];", DECLARES,
+         "found in its text"),
         # edge forms
         ("broken.yaml", f"{UNCLOSED}{REAL}: on\n", DECLARES, "found in its text"),
         ("yes.yaml", f"{UNCLOSED}{REAL}: 'yes'  # a real one\n", DECLARES, "found in its text"),
@@ -206,6 +212,7 @@ def test_prose_and_code_naming_the_keys_are_not_real_data(
         "names.py": f'MARK = "{MARK}"\nREAL = "{REAL}"\n',
         "call.py": f"load(\n    path,\n    {REAL}=True,\n)\nload(\n    path,\n    {REAL}=True\n)\n",
         "dict.py": f'common = {{"workflow": name, "{MARK}": mark, "{REAL}": flag}}\n',
+        "fmt.py": f'print(f"{{{MARK}:10}}")\nd = dict({MARK}="abc", {REAL}=True)\n',
         "fixture.toml": f'[fixture]\n{REAL} = false\nname = "x"\n',
         "fixture.ini": f"[x]\n{REAL}=no\n{MARK}=\n",
         "flags.json": json.dumps({REAL: "false", "n": 0, "note": f"no {MARK} here"}),

@@ -126,14 +126,17 @@ def parse(text: str) -> Iterator[tuple[str, list[Any]]]:
             yield "read from its JSON lines", lines
 
 
-def walk(values: list[Any], on_text: Callable[[str], None]) -> tuple[bool, bool]:
+def walk(
+    values: list[Any], on_text: Callable[[str], None], *, top_strings: bool = False
+) -> tuple[bool, bool]:
     """Whether any mapping in ``values`` carries the mark; whether one declares real data.
 
     Every string inside a container that :func:`mentions_a_key` goes to ``on_text`` (a list of
-    strings goes as one text, its lines joined); top-level strings do not: they are the text.
+    strings goes as one text, its lines joined); a top-level string only with ``top_strings``
+    (a JSON string; YAML reads nearly any text as one string, which is the text itself).
     """
     mark = real = False
-    stack: list[Any] = [v for v in values if not isinstance(v, str)]
+    stack: list[Any] = [v for v in values if top_strings or not isinstance(v, str)]
     seen: set[int] = set()  # YAML anchors share (and may nest) containers: visit each once
     while stack and not (mark and real):
         value: object = stack.pop()

@@ -270,7 +270,8 @@ def _judge(data: bytes, found: _Found, budget: _Budget, depth: int, via: str) ->
             via = f"{via}, decoded as {encoding.upper()}"
             texts.append((text.encode("utf-8", "surrogatepass"), via))
         for how, values in parse(text):
-            mark, real = walk(values, _string_judge(found, budget, depth, via))
+            judge = _string_judge(found, budget, depth, via)
+            mark, real = walk(values, judge, top_strings=how.startswith("read as JSON"))
             found.note(mark, real, how + via)
     for scanned, scan_via in texts:
         if found.settled:

@@ -178,28 +178,32 @@ _OPEN_TAG_ATTRS = (
     "[ \\t\\n]"
 )
 _END = "(?:[,}\\n]|//|/\\*|#)"
+_OBJECT = f"[{{,(\\[]{_S}(?:/\\*[^*\\n]{{0,256}}\\*/{_S})?"  # a key's place in an object or array()
+_ASSIGN = "(?:=>|[:=])"
+_STRING = "(?:\"[^\"\\n<.]|'[^'\\n<.])"  # a non-empty string that is not a <placeholder>...
+_VALUE = f"(?:{_STRING}|(?:null|true|false)(?![\\w])|-?[0-9]|[\\[{{])"  # ...or any JSON value
+_PREFIX = "(?:[\\w.-]{1,64}:)?"  # an XML namespace
 _COMMENT = "(?:/\\*[^*\\n]{0,256}\\*/[ \\t]*)?"
 
 _MARK_RULES = tuple(
     re.compile(rule.encode())
     for rule in (
         f"{_ANY_MARK}{_SEPARATOR}{_DIGEST}",  # JSON, YAML, TOML, INI, .env, CSV, XML, tables
-        f"[{{,]{_S}{_COMMENT}(?:{_quoted(MARK)}{_S}[:=]|{_bare(MARK)}{_S}:){_S}"  # in an object
-        "(?:\"[^\"\\n<.]|'[^'\\n<.]|(?:null|true|false)(?![\\w])|-?[0-9]|[\\[{])",
-        f"<{re.escape(MARK)}(?:[ \\t\\n][^<>]{{0,256}})?>{_S}[^<\\s]",  # an XML element
+        f"{_OBJECT}(?:{_quoted(MARK)}{_S}{_ASSIGN}{_S}{_VALUE}|{_bare(MARK)}{_S}:{_S}{_STRING})",
+        f"<{_PREFIX}{re.escape(MARK)}(?:[ \\t\\n][^<>]{{0,256}})?>{_S}[^<\\s]",  # an XML element
     )
 )
 _REAL_RULES = tuple(
     re.compile(rule.encode(), re.MULTILINE)
     for rule in (
-        f"[{{,]{_S}{_COMMENT}(?:{_quoted(REAL_DATA_KEY)}{_S}[:=]|{_bare(REAL_DATA_KEY)}{_S}:)"
-        f"{_S}{_TRUE}{_S}{_END}",  # in an object: JSON, JSON5, YAML flow, Python
+        f"{_OBJECT}(?:{_quoted(REAL_DATA_KEY)}{_S}{_ASSIGN}|{_bare(REAL_DATA_KEY)}{_S}:)"
+        f"{_S}{_TRUE}{_S}{_END}",  # in an object: JSON, JSON5, YAML flow, Python, PHP, Ruby
         f"\\{{{_S}{_bare(REAL_DATA_KEY)}{_S}={_S}{_TRUE_ASSIGNED}{_S}[,}}]",  # a TOML inline table
         f"^[ \\t]*{_COMMENT}(?:[-*][ \\t]+)?(?:export[ \\t]+)?{_named(REAL_DATA_KEY)}[ \\t]*"
         f"(?::[ \\t]*{_TRUE}[ \\t]*,?|=[ \\t]*{_TRUE_ASSIGNED})"  # a line: YAML, TOML, INI, .env
         "[ \\t]*(?:(?:#|//|;)[^\\n]{0,1024})?$",
-        f"<{re.escape(REAL_DATA_KEY)}(?:[ \\t\\n][^<>]{{0,256}})?>{_S}{_WORD}{_S}</",  # XML
-        f"{_OPEN_TAG_ATTRS}{re.escape(REAL_DATA_KEY)}{_S}={_S}(?:\"{_WORD}\"|'{_WORD}')",
+        f"<{_PREFIX}{re.escape(REAL_DATA_KEY)}(?:[ \\t\\n][^<>]{{0,256}})?>{_S}{_WORD}{_S}</",
+        f"{_OPEN_TAG_ATTRS}{_PREFIX}{re.escape(REAL_DATA_KEY)}{_S}={_S}(?:\"{_WORD}\"|'{_WORD}')",
         f">{_S}{re.escape(REAL_DATA_KEY)}{_S}</t[dh]{_S}>{_S}<t[dh](?:[ \\t\\n][^<>]{{0,128}})?>"
         f"{_S}{_WORD}{_S}<",  # an HTML table row
     )
