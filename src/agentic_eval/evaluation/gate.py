@@ -3,9 +3,10 @@
 ``judged = samples - transient``; ``failure_rate = (check_failed + error) / judged``. If more than
 ``max_transient`` of the samples are transient the batch is INCONCLUSIVE (exit 2); else if any
 hard gate failed, or the failure rate exceeds ``max_failure_rate``, it FAILS (exit 1); else if no
-sample was judged at all it is INCONCLUSIVE (no gate passes on nothing); else it PASSES (exit 0). Comparisons are made on exact fractions of the counts (a threshold is read as
-the decimal it is written as), never on rounded floats, and rates are printed with as many
-digits as it takes for the display never to contradict the verdict.
+sample was judged at all it is INCONCLUSIVE (no gate passes on nothing); else it PASSES (exit
+0). Comparisons are made on exact fractions of the counts (a threshold is read as the decimal it
+is written as), never on rounded floats, and rates are printed with as many digits as it takes
+for the display never to contradict the verdict.
 """
 
 from __future__ import annotations
