@@ -79,7 +79,8 @@ class BatchSummary:
     counts: dict[str, int]
     gate: GateSummary
     results: tuple[CaseResult, ...]
-    """The stored samples' results (for pass^k and the flaky cases)."""
+    """Each stored sample's case, epoch and outcome (for pass^k and the flaky cases; its checks
+    are not read back: :func:`stored_results` reads whole results)."""
     status: str
     missing: int
     """Planned samples with no row (a stopped or unfinished run)."""
@@ -253,7 +254,7 @@ def summary(store: Store, run_id: str) -> BatchSummary:
     )
     if plan.gate == "upper-bound":
         gate = upper_bound_gate(gate)
-    results = tuple(_results(store, run_id))
+    results = tuple(_outcomes(store, run_id))
     stored = {(r.case_id, r.sample) for r in results}
     missing = sum(1 for k in plan.keys if (k.case, k.epoch) not in stored)
     return BatchSummary(run_id, plan, samples, counts, gate, results, run.status, missing)
@@ -268,6 +269,33 @@ def close_run(store: Store, run_id: str, *, status: str = "finished") -> BatchSu
     store.finish_run(run_id, None, datetime.now(UTC), None, status)
     store.recount(run_id, s.gate.verdict, s.gate.failure_rate)
     return summary(store, run_id)
+
+
+def _outcomes(store: Store, run_id: str) -> Iterable[CaseResult]:
+    """Each stored sample's case, epoch, outcome and hard-gate flag, from four columns."""
+    from agentic_eval.core.messages import trusted
+    from agentic_eval.core.results import Outcome
+
+    for v in store.sample_verdicts([run_id]).get(run_id, []):
+        yield trusted(
+            CaseResult,
+            {
+                "case_id": v.case_id,
+                "sample": v.sample,
+                "outcome": trusted(Outcome, {"kind": v.outcome, "reason": "", "where": ""}),
+                "checks": (),
+                "hard_gate_failed": v.hard_gate_failed,
+                "unapproved_attempts": 0,
+                "unapproved_executions": 0,
+                "turns": 0,
+                "tool_calls": 0,
+            },
+        )
+
+
+def stored_results(store: Store, run_id: str) -> Iterable[CaseResult]:
+    """Every stored sample's whole result (checks included), read back from its row."""
+    return _results(store, run_id)
 
 
 def _results(store: Store, run_id: str) -> Iterable[CaseResult]:

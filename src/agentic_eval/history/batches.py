@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from agentic_eval.batch.run import BatchSummary, plan_specs
+from agentic_eval.batch.run import BatchSummary, plan_specs, stored_results
 from agentic_eval.evaluation.gate import build_scorecard
 from agentic_eval.history.entry import HistoryEntry, Producer, ProducerKind, RunConfig
 from agentic_eval.history.fingerprints import fingerprints
@@ -27,6 +27,7 @@ def entry_from_batch(
     run = store.run(s.run_id)
     assert run is not None
     specs, domain = plan_specs(plan)
+    results = sorted(stored_results(store, s.run_id), key=lambda r: (r.case_id, r.sample))
     from agentic_eval.core.scorecard import ProducedBy
 
     produced = ProducedBy(
@@ -40,7 +41,7 @@ def entry_from_batch(
     card = build_scorecard(
         plan.suite,
         produced,
-        s.results,
+        results,
         max_failure_rate=plan.parameters.max_failure_rate,
         max_transient=plan.parameters.max_transient,
         external_fixtures=mark,
@@ -50,7 +51,7 @@ def entry_from_batch(
         "replay" if spec.kind == "replay" else "scripted" if spec.kind == "scripted" else "model"
     )
     live = spec.kind == "live"
-    ran = {r.case_id for r in s.results}
+    ran = {r.case_id for r in results}
     return HistoryEntry(
         run_id=s.run_id,
         suite=plan.suite,
