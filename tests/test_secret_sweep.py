@@ -88,7 +88,7 @@ def test_no_planted_secret_is_stored_or_printed(
     code = cli("run", "retail_ops", *live, "--cases", "match-00[12]", "--record",
                "--recordings", str(rec), "--agent", "swept")  # fmt: skip
     assert code == 1  # the 400 is an error outcome: the gate fails
-    assert "proxy rejected token=[REDACTED]" in printed[-1] or "error" in printed[-1]
+    assert "proxy rejected token=[REDACTED] for this route" in printed[-1]  # kept, redacted
     for fmt in ("json", "markdown", "junit"):
         cli("run", "retail_ops", *live, "--cases", "match-001", "--format", fmt,
             "--output", str(docs / f"run.{fmt}"))  # fmt: skip

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -28,11 +29,10 @@ from agentic_eval.evaluation.confidence import upper_bound_gate
 from agentic_eval.evaluation.gate import gate_summary
 from agentic_eval.evaluation.persist import SampleBuffer, sample_row
 from agentic_eval.evaluation.runner import CaseRun, produced_by, run_tasks
+from agentic_eval.evaluation.session import heartbeat_loop
 from agentic_eval.store.db import Store
 from agentic_eval.store.models import EvalRun
 from agentic_eval.tasks.spec import TaskSpec
-
-HEARTBEAT_SECONDS = 20.0
 
 
 class BatchError(Exception):
@@ -177,7 +177,7 @@ async def run_samples(
         if on_case is not None:
             on_case(case_run)
 
-    beat = asyncio.create_task(_heartbeat(store, run_id))
+    beat = asyncio.create_task(heartbeat_loop(store, run_id))
     try:
         if plan.kind == "scenario":
             await _scenario_samples(store, plan, todo, backend, persist, should_stop)
@@ -268,7 +268,7 @@ def close_run(store: Store, run_id: str, *, status: str = "finished") -> BatchSu
         status = "interrupted"
     store.finish_run(run_id, None, datetime.now(UTC), None, status)
     store.recount(run_id, s.gate.verdict, s.gate.failure_rate)
-    return summary(store, run_id)
+    return dataclasses.replace(s, status=status)
 
 
 def _outcomes(store: Store, run_id: str) -> Iterable[CaseResult]:
@@ -342,13 +342,6 @@ async def run_agent_batch(
             close_run(store, run_id, status="interrupted")
         raise
     return close_run(store, run_id, status="interrupted" if stopped else "finished")
-
-
-async def _heartbeat(store: Store, run_id: str) -> None:
-    while True:
-        await asyncio.sleep(HEARTBEAT_SECONDS)
-        with contextlib.suppress(Exception):
-            store.heartbeat(run_id)
 
 
 def plan_specs(plan: RunPlan) -> tuple[list[TaskSpec[Any]], Domain[Any] | None]:

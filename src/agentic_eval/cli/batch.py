@@ -8,7 +8,6 @@ prints the summary; opening, running, resuming and closing the run is the librar
 from __future__ import annotations
 
 import asyncio
-import signal
 import time
 from typing import Any, Literal
 
@@ -17,6 +16,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from agentic_eval.cli.common import load_cases, resolve_domains, select_cases, warn
+from agentic_eval.cli.execute import Stopper
 from agentic_eval.cli.options import (
     provider_options,
     recordings_option,
@@ -68,29 +68,6 @@ class BatchProgress:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.stop()
-
-
-class _Stop:
-    """SIGINT/SIGTERM: no new sample starts; the run is closed as interrupted (exit 130/143)."""
-
-    def __init__(self) -> None:
-        self.signal: int | None = None
-
-    def __call__(self) -> bool:
-        return self.signal is not None
-
-    def install(self) -> None:
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            try:
-                loop.add_signal_handler(sig, self._on, sig)
-            except (NotImplementedError, RuntimeError):
-                return
-
-    def _on(self, sig: int) -> None:
-        if self.signal is None:
-            warn(f"{signal.Signals(sig).name}: no new samples start; finishing those in flight")
-        self.signal = sig
 
 
 def summary_lines(s: Any) -> list[str]:
@@ -370,7 +347,7 @@ async def _drive(store: Any, run_id: str, todo: int, history: bool = True) -> in
     from agentic_eval.batch import BatchError, close_run, run_samples
     from agentic_eval.evaluation.gate import EXIT_CODES
 
-    stop = _Stop()
+    stop = Stopper()  # as `run`: the first signal stops new samples, a second abandons them
     stop.install()
     progress = BatchProgress(todo)
     try:
@@ -380,8 +357,11 @@ async def _drive(store: Any, run_id: str, todo: int, history: bool = True) -> in
         close_run(store, run_id, status="interrupted")
         store.close()
         raise click.ClickException(one_line(str(exc))) from None
+    except asyncio.CancelledError:  # the second signal: the samples in flight are abandoned
+        pass
     finally:
         progress.close()
+        stop.remove()
     s = close_run(store, run_id, status="interrupted" if stop() else "finished")
     if history and not s.missing:  # an unfinished batch is filed when --resume finishes it
         _history(store, s)
@@ -389,7 +369,7 @@ async def _drive(store: Any, run_id: str, todo: int, history: bool = True) -> in
     for line in summary_lines(s):
         click.echo(line)
     if stop.signal is not None:
-        return 128 + stop.signal
+        return stop.exit_code()
     return EXIT_CODES[s.gate.verdict]
 
 

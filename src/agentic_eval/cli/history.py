@@ -22,9 +22,10 @@ from agentic_eval.history import (
     promote,
     read_baseline,
 )
-from agentic_eval.report import PointView, history_json, history_markdown, point_view
+from agentic_eval.report import PointView, history_json, history_markdown, open_store, point_view
 from agentic_eval.report.escape import terminal_text
 from agentic_eval.report.text import rate, short_id, when
+from agentic_eval.store.db import Store
 
 HISTORY_FORMATS = ("table", "json", "markdown")
 
@@ -46,9 +47,9 @@ def _suites(domains: tuple[str, ...]) -> list[str]:
     return list(dict.fromkeys(domains)) or have
 
 
-def _points(suite: str, limit: int) -> list[PointView]:
+def _points(suite: str, limit: int, store: Store | None) -> list[PointView]:
     stored = load_history(suite)
-    _warn_doubts(suite, stored, stored[-limit:] if limit else stored)
+    _warn_doubts(suite, stored, stored[-limit:] if limit else stored, store)
     marker = read_baseline(suite) if stored else None
     newest = list(reversed(stored))
     if limit:
@@ -107,7 +108,8 @@ def history(domains: tuple[str, ...], limit: int, fmt: str) -> int:
     """
     try:
         suites = _suites(domains)
-        listing = [(suite, _points(suite, limit)) for suite in suites]
+        store = open_store() if suites else None  # opened once, for every suite's check
+        listing = [(suite, _points(suite, limit, store)) for suite in suites]
     except HistoryError as exc:
         raise HistoryProblem(printable(str(exc))) from None
     if fmt == "json":
@@ -128,14 +130,13 @@ def history(domains: tuple[str, ...], limit: int, fmt: str) -> int:
     return 0
 
 
-def _warn_doubts(suite: str, stored: list[StoredEntry], listed: list[StoredEntry]) -> None:
+def _warn_doubts(
+    suite: str, stored: list[StoredEntry], listed: list[StoredEntry], store: Store | None
+) -> None:
     """One warning line per broken chain link and per listed entry the store contradicts."""
     from agentic_eval.history.verify import evidence_problems
-    from agentic_eval.report import open_store
 
-    chain, against = evidence_problems(
-        stored, open_store(), listed, suite=suite, root=history_dir()
-    )
+    chain, against = evidence_problems(stored, store, listed, suite=suite, root=history_dir())
     for line in chain:
         click.echo(f"agentic-eval: warning: history chain: {suite}: {printable(line)}", err=True)
     for line in against:

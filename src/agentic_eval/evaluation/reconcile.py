@@ -18,6 +18,8 @@ from typing import Any
 
 from agentic_eval.core.transcript import Transcript
 from agentic_eval.evaluation.gate import case_result
+from agentic_eval.evaluation.persist import sample_row
+from agentic_eval.evaluation.runner import CaseRun
 from agentic_eval.recordings.files import RecordingError, read_transcript
 from agentic_eval.recordings.layout import LabelError, agent_dir, transcript_name
 from agentic_eval.store.db import Store
@@ -91,31 +93,21 @@ def reconcile_run(store: Store, run: EvalRun) -> Reconciled:
 
 
 def _row(t: Transcript, ref: str) -> dict[str, Any]:
-    r = case_result(t)
-    finished = datetime.fromtimestamp(Path(ref).stat().st_mtime, UTC)
-    return {
-        "case_id": r.case_id,
-        "sample": r.sample,
-        "attempt": 1,
-        "worker_id": None,
-        "started_at": None,
-        "finished_at": finished,
-        "outcome": r.outcome.kind,
-        "failure_reason": r.outcome.reason,
-        "failure_where": r.outcome.where,
-        "checks": [c.model_dump(mode="json") for c in r.checks],
-        "hard_gate_failed": r.hard_gate_failed,
-        "unapproved_attempts": r.unapproved_attempts,
-        "unapproved_executions": r.unapproved_executions,
-        "turns": r.turns,
-        "tool_calls": r.tool_calls,
-        "input_tokens": sum(turn.response.usage.input_tokens for turn in t.turns),
-        "output_tokens": sum(turn.response.usage.output_tokens for turn in t.turns),
-        "duration_ms": 0.0,
-        "transcript_ref": ref,
-        "transcript": None,
-        "reproduced": None,
-    }
+    """The sample row of a recorded transcript, as ``run_session`` would have written it (no
+    timing survives a kill: it started and finished when the file was written)."""
+    written = datetime.fromtimestamp(Path(ref).stat().st_mtime, UTC)
+    tokens = [turn.response.usage for turn in t.turns]
+    run = CaseRun(
+        None,
+        case_result(t),
+        written,
+        written,
+        0.0,
+        sum(u.input_tokens for u in tokens),
+        sum(u.output_tokens for u in tokens),
+        None,
+    )
+    return sample_row(run, ref)
 
 
 def _aware(moment: datetime) -> datetime:

@@ -116,7 +116,7 @@ async def run_session(
         if on_case is not None:
             on_case(case_run)
 
-    beat = asyncio.create_task(_heartbeat(store, run_id))
+    beat = asyncio.create_task(heartbeat_loop(store, run_id))
     try:
         with _frozen_heap():
             result = await run_tasks(
@@ -213,7 +213,7 @@ async def run_session(
     )
 
 
-async def _heartbeat(store: Store, run_id: str) -> None:
+async def heartbeat_loop(store: Store, run_id: str) -> None:
     """Move the run's heartbeat while it runs, even when one sample takes minutes."""
     while True:
         await asyncio.sleep(HEARTBEAT_SECONDS)
