@@ -27,6 +27,7 @@ RANK = {
     "batch": 8,
     "corpus": 8,
     "history": 9,
+    "workers": 9,
     "report": 10,
     "view": 10,
     "cli": 11,
