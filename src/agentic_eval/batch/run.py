@@ -12,12 +12,11 @@ another process count too.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any
 
 from agentic_eval.backends.base import ModelBackend
 from agentic_eval.batch.backends import build_backend, plan_agents
@@ -26,10 +25,9 @@ from agentic_eval.core.scorecard import CaseResult, GateSummary
 from agentic_eval.domains.base import Domain
 from agentic_eval.domains.registry import get_domain
 from agentic_eval.evaluation.confidence import upper_bound_gate
-from agentic_eval.evaluation.gate import gate_summary
-from agentic_eval.evaluation.persist import SampleBuffer, sample_row
 from agentic_eval.evaluation.runner import CaseRun, produced_by, run_tasks
-from agentic_eval.evaluation.session import heartbeat_loop
+from agentic_eval.evaluation.session import SessionResult, heartbeat_loop, stored_gate
+from agentic_eval.evaluation.sinks import RunSink, StoreSink
 from agentic_eval.store.db import Store
 from agentic_eval.store.models import EvalRun
 from agentic_eval.tasks.spec import TaskSpec
@@ -37,36 +35,6 @@ from agentic_eval.tasks.spec import TaskSpec
 
 class BatchError(Exception):
     """A run that cannot be opened, resumed or closed (one line)."""
-
-
-class RunSink(Protocol):
-    """Where finished samples go, as they finish (the store; recordings and exports later)."""
-
-    def sample(self, run: CaseRun) -> None:
-        """Take one finished sample."""
-        ...
-
-    def flush(self) -> None:
-        """Persist whatever is buffered (called on stop, on error and at the end)."""
-        ...
-
-
-class StoreSink:
-    """Sample rows in the store, in small batches (:class:`SampleBuffer`)."""
-
-    def __init__(
-        self, store: Store, run_id: str, backend: ModelBackend, suite: str, worker: str | None
-    ) -> None:
-        self.buffer = SampleBuffer(store, run_id)
-        self.backend, self.suite, self.worker = backend, suite, worker
-
-    def sample(self, run: CaseRun) -> None:
-        r = run.result
-        ref = self.backend.transcript_ref(self.suite, r.case_id, r.sample)
-        self.buffer.add(sample_row(run, ref, self.worker))
-
-    def flush(self) -> None:
-        self.buffer.flush()
 
 
 @dataclass(frozen=True)
@@ -84,6 +52,8 @@ class BatchSummary:
     status: str
     missing: int
     """Planned samples with no row (a stopped or unfinished run)."""
+    session: SessionResult | None = None
+    """The finished run (its scorecard rebuilt from the rows), once :func:`close_run` ran."""
 
 
 def plan_of(run: EvalRun) -> RunPlan:
@@ -242,16 +212,7 @@ def summary(store: Store, run_id: str) -> BatchSummary:
     counts = store.gate_counts(run_id)
     samples = sum(counts[k] for k in ("passed", "check_failed", "error", "transient"))
     p = plan.parameters
-    gate = gate_summary(
-        samples,
-        counts["check_failed"],
-        counts["error"],
-        counts["transient"],
-        p.max_failure_rate,
-        p.max_transient,
-        hard_gates_failed=store.hard_gates_failed(run_id),
-        hard_gate_failures=counts["hard_gate_failures"],
-    )
+    gate = stored_gate(store, run_id, p.max_failure_rate, p.max_transient)
     if plan.gate == "upper-bound":
         gate = upper_bound_gate(gate)
     results = tuple(_outcomes(store, run_id))
@@ -260,15 +221,26 @@ def summary(store: Store, run_id: str) -> BatchSummary:
     return BatchSummary(run_id, plan, samples, counts, gate, results, run.status, missing)
 
 
-def close_run(store: Store, run_id: str, *, status: str = "finished") -> BatchSummary:
-    """Finish the run row with its gate as read from the store; ``status`` ``interrupted`` when
+def close_run(
+    store: Store,
+    run_id: str,
+    *,
+    status: str = "finished",
+    sinks: Iterable[RunSink] | None = None,
+) -> BatchSummary:
+    """Finish the run: its scorecard rebuilt from the sample rows, its sinks closed (the plan's
+    own unless ``sinks`` is given), its gate read from the store; ``status`` ``interrupted`` when
     it stopped early (``--resume`` finishes it later)."""
-    s = summary(store, run_id)
-    if s.missing and status == "finished":
-        status = "interrupted"
-    store.finish_run(run_id, None, datetime.now(UTC), None, status)
-    store.recount(run_id, s.gate.verdict, s.gate.failure_rate)
-    return dataclasses.replace(s, status=status)
+    from agentic_eval.batch.finish import finish_plan
+
+    return _closed(store, finish_plan(store, run_id, sinks, stopped=status != "finished"))
+
+
+def _closed(store: Store, session: SessionResult) -> BatchSummary:
+    """The summary of a finished run; the row's verdict cache follows the plan's gate."""
+    s = summary(store, session.run_id)
+    store.recount(session.run_id, s.gate.verdict, s.gate.failure_rate)
+    return dataclasses.replace(s, status=session.status, session=session)
 
 
 def _outcomes(store: Store, run_id: str) -> Iterable[CaseResult]:
@@ -295,32 +267,9 @@ def _outcomes(store: Store, run_id: str) -> Iterable[CaseResult]:
 
 def stored_results(store: Store, run_id: str) -> Iterable[CaseResult]:
     """Every stored sample's whole result (checks included), read back from its row."""
-    return _results(store, run_id)
+    from agentic_eval.batch.finish import stored_runs
 
-
-def _results(store: Store, run_id: str) -> Iterable[CaseResult]:
-    from agentic_eval.core.messages import trusted
-    from agentic_eval.core.results import CheckResult, Outcome
-
-    for r in store.samples(run_id):
-        yield trusted(
-            CaseResult,
-            {
-                "case_id": r.case_id,
-                "sample": r.sample,
-                "outcome": Outcome(
-                    kind=r.outcome,  # pyright: ignore[reportArgumentType]
-                    reason=r.failure_reason,
-                    where=r.failure_where,
-                ),
-                "checks": tuple(CheckResult.model_validate(c) for c in r.checks),
-                "hard_gate_failed": r.hard_gate_failed,
-                "unapproved_attempts": r.unapproved_attempts,
-                "unapproved_executions": r.unapproved_executions,
-                "turns": r.turns,
-                "tool_calls": r.tool_calls,
-            },
-        )
+    return (r.result for r in stored_runs(store, run_id))
 
 
 async def run_agent_batch(
@@ -332,16 +281,11 @@ async def run_agent_batch(
     worker: str | None = None,
 ) -> BatchSummary:
     """Open a run of ``plan``, run every sample, close it; the gate is read from the store."""
+    from agentic_eval.batch.finish import run_plan
+
     run_id = open_run(store, plan, worker=worker)
-    stopped = False
-    try:
-        await run_samples(store, run_id, on_case=on_case, should_stop=should_stop, worker=worker)
-        stopped = bool(should_stop and should_stop())
-    except BaseException:
-        with contextlib.suppress(Exception):
-            close_run(store, run_id, status="interrupted")
-        raise
-    return close_run(store, run_id, status="interrupted" if stopped else "finished")
+    session = await run_plan(store, run_id, on_case=on_case, should_stop=should_stop, worker=worker)
+    return _closed(store, session)
 
 
 def plan_specs(plan: RunPlan) -> tuple[list[TaskSpec[Any]], Domain[Any] | None]:

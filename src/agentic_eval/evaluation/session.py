@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,17 +17,19 @@ from typing import Any, Literal
 
 from agentic_eval.backends.base import ModelBackend
 from agentic_eval.backends.spec import BackendSpec
-from agentic_eval.core.scorecard import GateSummary, Scorecard
-from agentic_eval.evaluation.gate import build_scorecard, case_result, gate_summary
-from agentic_eval.evaluation.persist import SampleBuffer, sample_row
+from agentic_eval.core.scorecard import CaseResult, GateSummary, ProducedBy, Scorecard
+from agentic_eval.evaluation.gate import build_scorecard, gate_summary
 from agentic_eval.evaluation.runner import CaseCallback, CaseRun, TasksRun, produced_by, run_tasks
 from agentic_eval.evaluation.settings import RunSettings
-from agentic_eval.recordings.compare import (
-    compare_scorecard_hashed,
-    rewrite_scorecard,
-    scorecard_sha256,
+from agentic_eval.evaluation.sinks import (
+    RecordingSink,
+    ReplaySink,
+    RunEnd,
+    RunSink,
+    StoreSink,
+    merge_reports,
 )
-from agentic_eval.recordings.layout import agent_dir
+from agentic_eval.recordings.compare import scorecard_sha256
 from agentic_eval.recordings.record import RecordingBackend
 from agentic_eval.recordings.replay import ReplayBackend
 from agentic_eval.store.db import Store
@@ -107,12 +109,12 @@ async def run_session(
         planned_samples=len(specs),
         worker=worker,
     )
-    buffer = SampleBuffer(store, run_id)
+    sinks: list[RunSink] = [StoreSink(store, run_id, backend, suite, worker)]
+    sinks.extend(backend_sinks(backend, full))
 
     def persist(case_run: CaseRun) -> None:
-        r = case_run.result
-        ref = backend.transcript_ref(suite, r.case_id, r.sample)
-        buffer.add(sample_row(case_run, ref, worker))
+        for sink in sinks:
+            sink.sample(case_run)
         if on_case is not None:
             on_case(case_run)
 
@@ -129,87 +131,134 @@ async def run_session(
             )
     except BaseException:  # cancelled (second Ctrl-C), or a run-stopping error
         beat.cancel()
-        buffer.flush()
+        for sink in sinks:
+            sink.flush()
         store.finish_run(run_id, None, datetime.now(UTC), None, "interrupted")
         raise
     beat.cancel()
-    buffer.flush()
-    stopped = len(result.cases) < len(specs)
-    mark = next((s.external_fixtures for s in specs if s.external_fixtures), None)
-    scorecard = build_scorecard(
-        suite,
-        produced,
-        (r.result for r in result.cases),
-        max_failure_rate=settings.max_failure_rate,
-        max_transient=settings.max_transient,
-        external_fixtures=mark,
+    for sink in sinks:
+        sink.flush()
+    return finish_session(
+        store,
+        run_id,
+        Ending(
+            suite=suite,
+            produced=produced,
+            mode=mode,
+            settings=settings,
+            runs=result.cases,
+            started_at=result.started_at,
+            finished_at=result.finished_at,
+            keys=frozenset((s.case_id, s.sample) for s in specs),
+            full=full,
+            stopped=len(result.cases) < len(specs),
+            mark=next((s.external_fixtures for s in specs if s.external_fixtures), None),
+        ),
+        sinks,
     )
+
+
+def backend_sinks(backend: ModelBackend, full: bool) -> list[RunSink]:
+    """The sinks a backend object given to :func:`run_session` implies (a run from a stored
+    plan takes them from its backend spec instead: :func:`agentic_eval.batch.plan_sinks`)."""
+    if isinstance(backend, ReplayBackend):
+        return [ReplaySink(backend.directory)]
+    if isinstance(backend, RecordingBackend):
+        return [RecordingSink(backend.root, full)]
+    return []
+
+
+@dataclass(frozen=True)
+class Ending:
+    """A run whose samples are all in (or that stopped): what its scorecard is built from."""
+
+    suite: str
+    produced: ProducedBy
+    mode: BackendMode
+    settings: RunSettings
+    runs: Sequence[CaseRun]
+    """Every sample of the run, in case then sample order."""
+    started_at: datetime
+    finished_at: datetime
+    keys: frozenset[tuple[str, int]]
+    """The (case, sample) keys the run planned."""
+    full: bool
+    stopped: bool
+    mark: str | None
+    """The real-fixture mark of the run's specs, if any."""
+    gate: GateSummary | None = None
+    """The gate, when the caller read it already (a batch's upper-bound gate); else it is read
+    from the store's rows."""
+
+
+def stored_gate(
+    store: Store, run_id: str, max_failure_rate: float, max_transient: float
+) -> GateSummary:
+    """The run's gate from its sample rows: GROUP BY counts and the hard gates that failed."""
     counts = store.gate_counts(run_id)
-    gate = gate_summary(
+    return gate_summary(
         sum(counts[k] for k in ("passed", "check_failed", "error", "transient")),
         counts["check_failed"],
         counts["error"],
         counts["transient"],
-        settings.max_failure_rate,
-        settings.max_transient,
-        hard_gates_failed=scorecard.gate.hard_gates_failed,
+        max_failure_rate,
+        max_transient,
+        hard_gates_failed=store.hard_gates_failed(run_id),
         hard_gate_failures=counts["hard_gate_failures"],
     )
-    reproduced: bool | None = None
-    fidelity: tuple[int, int] | None = None
-    problems: list[str] = []
-    recorded_to: Path | None = None
-    left_alone: list[Path] = []
-    digest: str | None = None
-    if isinstance(backend, ReplayBackend):
-        fidelity = (sum(1 for c in result.cases if c.reproduced), len(result.cases))
-        problems = [c.problem for c in result.cases if not c.reproduced and c.problem]
-        same, problem, digest = compare_scorecard_hashed(
-            backend.directory, scorecard, full and not stopped
+
+
+def finish_session(
+    store: Store, run_id: str, end: Ending, sinks: Sequence[RunSink]
+) -> SessionResult:
+    """Build the scorecard of ``end.runs``, read the gate from the store, close every sink and
+    finish the run row."""
+    s = end.settings
+
+    def build(results: Iterable[CaseResult]) -> Scorecard:
+        return build_scorecard(
+            end.suite,
+            end.produced,
+            results,
+            max_failure_rate=s.max_failure_rate,
+            max_transient=s.max_transient,
+            external_fixtures=end.mark,
         )
-        if not same:
-            problems.append(problem)
-        reproduced = same and fidelity[0] == fidelity[1] and not stopped
-    if isinstance(backend, RecordingBackend) and not stopped:
-        directory = agent_dir(backend.root, suite, produced.agent)
-        keys = {(s.case_id, s.sample) for s in specs} if full else None
 
-        def build(results: Any) -> Scorecard:
-            return build_scorecard(
-                suite,
-                produced,
-                results,
-                max_failure_rate=settings.max_failure_rate,
-                max_transient=settings.max_transient,
-                external_fixtures=mark,
-            )
-
-        try:
-            recorded_to, foreign = rewrite_scorecard(
-                directory, suite, produced.agent, keys, build, case_result
-            )
-        except BaseException:
-            store.finish_run(run_id, scorecard, result.finished_at, None, "interrupted")
-            raise
-        left_alone = foreign
-    status: RunStatus = "interrupted" if stopped else "finished"
-    if digest is None:
-        digest = scorecard_sha256(scorecard)
-    store.finish_run(run_id, scorecard, result.finished_at, reproduced, status, digest)
+    scorecard = build(r.result for r in end.runs)
+    gate = end.gate or stored_gate(store, run_id, s.max_failure_rate, s.max_transient)
+    told = RunEnd(
+        suite=end.suite,
+        agent=end.produced.agent,
+        scorecard=scorecard,
+        runs=end.runs,
+        complete=end.full and not end.stopped,
+        stopped=end.stopped,
+        keys=end.keys,
+        build=build,
+    )
+    try:
+        report = merge_reports([sink.close(told) for sink in sinks])
+    except BaseException:
+        store.finish_run(run_id, scorecard, end.finished_at, None, "interrupted")
+        raise
+    status: RunStatus = "interrupted" if end.stopped else "finished"
+    digest = report.digest or scorecard_sha256(scorecard)
+    store.finish_run(run_id, scorecard, end.finished_at, report.reproduced, status, digest)
     return SessionResult(
-        suite=suite,
+        suite=end.suite,
         scorecard=scorecard,
         gate=gate,
-        run=result,
-        mode=mode,
+        run=TasksRun(tuple(end.runs), end.started_at, end.finished_at),
+        mode=end.mode,
         run_id=run_id,
         status=status,
-        planned=len(specs),
-        reproduced=reproduced,
-        fidelity=fidelity,
-        problems=tuple(problems),
-        recorded_to=recorded_to,
-        left_alone=tuple(left_alone),
+        planned=len(end.keys),
+        reproduced=report.reproduced,
+        fidelity=report.fidelity,
+        problems=report.problems,
+        recorded_to=report.recorded_to,
+        left_alone=report.left_alone,
     )
 
 

@@ -2,87 +2,34 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from pathlib import Path
 
-from agentic_eval.batch.run import BatchSummary, plan_specs, stored_results
-from agentic_eval.evaluation.gate import build_scorecard
-from agentic_eval.history.entry import HistoryEntry, Producer, ProducerKind, RunConfig
-from agentic_eval.history.fingerprints import fingerprints
+from agentic_eval.batch.run import BatchError, BatchSummary, plan_specs
+from agentic_eval.history.build import entry_from_session
+from agentic_eval.history.entry import HistoryEntry
 from agentic_eval.store.db import Store
 
 
 def entry_from_batch(
     store: Store, s: BatchSummary, *, repository: Path | None = None
 ) -> HistoryEntry | None:
-    """The batch's history entry, or None when the history cannot hold it yet (a batch gated on
-    the upper bound: the entry format records the rate gate only).
+    """The batch's history entry (as a run's: :func:`entry_from_session` of the run finished
+    from its rows), or None when the history cannot hold it yet (a batch gated on the upper
+    bound: the entry format records the rate gate only).
 
     Raises:
-        BatchError: When the run is gone from the store.
+        BatchError: When the run was not closed (:func:`agentic_eval.batch.close_run`).
     """
+    del store
     plan = s.plan
     if plan.gate != "rate":
         return None
-    run = store.run(s.run_id)
-    assert run is not None
+    if s.session is None:
+        raise BatchError(f"run {s.run_id} is not closed: close it before filing its entry")
     specs, domain = plan_specs(plan)
-    results = sorted(stored_results(store, s.run_id), key=lambda r: (r.case_id, r.sample))
-    from agentic_eval.core.scorecard import ProducedBy
-
-    produced = ProducedBy(
-        agent=run.agent,
-        agent_kind="scripted" if run.agent_kind == "scripted" else "model",
-        backend=run.backend,
-        model=run.model,
-        approval_mode=plan.parameters.approval_mode,
+    return entry_from_session(
+        s.session, domain, specs, plan.settings(), plan.backend, repository=repository
     )
-    mark = next((x.external_fixtures for x in specs if x.external_fixtures), None)
-    card = build_scorecard(
-        plan.suite,
-        produced,
-        results,
-        max_failure_rate=plan.parameters.max_failure_rate,
-        max_transient=plan.parameters.max_transient,
-        external_fixtures=mark,
-    )
-    spec = plan.backend
-    kind: ProducerKind = (
-        "replay" if spec.kind == "replay" else "scripted" if spec.kind == "scripted" else "model"
-    )
-    live = spec.kind == "live"
-    ran = {r.case_id for r in results}
-    return HistoryEntry(
-        run_id=s.run_id,
-        suite=plan.suite,
-        started_at=_utc(run.started_at),
-        finished_at=_utc(run.finished_at or run.started_at),
-        status="finished" if not s.missing else "interrupted",
-        producer=Producer(
-            kind=kind,
-            agent=produced.agent,
-            agent_kind=produced.agent_kind,
-            backend=produced.backend,
-            model=produced.model,
-            provider=spec.provider if live else None,
-            base_url=spec.base_url if live else None,
-        ),
-        config=RunConfig(
-            mode=spec.kind,
-            model=plan.model,
-            parameters=plan.parameters,
-            backend=spec,
-            planned_samples=len(plan.keys),
-            complete=plan.full,
-        ),
-        fingerprints=fingerprints([x for x in specs if x.case.id in ran], domain, start=repository),
-        scorecard=card,
-        gate=card.gate,
-    )
-
-
-def _utc(moment: datetime) -> datetime:
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def record_batch(store: Store, s: BatchSummary) -> str | None:

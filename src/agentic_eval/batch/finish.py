@@ -1,0 +1,165 @@
+"""Finish a run from the store alone: its samples read back from their rows, its scorecard
+rebuilt from them, the sinks its stored backend spec implies closed, the run row finished.
+
+Whatever ran the samples (this process, an earlier one that was stopped, Celery workers), the
+run ends the same way, so a resumed run's scorecard equals an uninterrupted one's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+from agentic_eval.batch.plan import RunPlan
+from agentic_eval.core.messages import trusted
+from agentic_eval.core.results import CheckResult, Outcome
+from agentic_eval.core.scorecard import CaseResult, ProducedBy
+from agentic_eval.evaluation.runner import CaseRun
+from agentic_eval.evaluation.session import Ending, SessionResult, finish_session
+from agentic_eval.evaluation.sinks import RecordingSink, ReplaySink, RunSink
+from agentic_eval.recordings.layout import agent_dir
+from agentic_eval.store.db import Store
+from agentic_eval.store.models import EvalRun
+
+
+def plan_sinks(plan: RunPlan) -> list[RunSink]:
+    """The sinks a plan's backend spec implies, beside the store's: a replay compares with
+    the recording (a domain's scorecard too), a recording rewrites the recording's scorecard."""
+    spec = plan.backend
+    if spec.kind == "replay" and spec.recordings is not None:
+        directory = agent_dir(Path(spec.recordings), plan.suite, spec.agent or "reference")
+        return [ReplaySink(directory, scorecard=plan.kind == "suite")]
+    if spec.record and spec.recordings is not None:
+        return [RecordingSink(Path(spec.recordings), plan.full)]
+    return []
+
+
+def stored_runs(store: Store, run_id: str) -> list[CaseRun]:
+    """Every stored sample of the run, rebuilt from its row (no transcript), in case then
+    sample order."""
+    runs: list[CaseRun] = []
+    for r in store.samples(run_id):
+        result = trusted(
+            CaseResult,
+            {
+                "case_id": r.case_id,
+                "sample": r.sample,
+                "outcome": Outcome(
+                    kind=r.outcome,  # pyright: ignore[reportArgumentType]
+                    reason=r.failure_reason,
+                    where=r.failure_where,
+                ),
+                "checks": tuple(CheckResult.model_validate(c) for c in r.checks),
+                "hard_gate_failed": r.hard_gate_failed,
+                "unapproved_attempts": r.unapproved_attempts,
+                "unapproved_executions": r.unapproved_executions,
+                "turns": r.turns,
+                "tool_calls": r.tool_calls,
+            },
+        )
+        started = _utc(r.started_at or r.finished_at or datetime.now(UTC))
+        runs.append(
+            CaseRun(
+                transcript=None,
+                result=result,
+                started_at=started,
+                finished_at=_utc(r.finished_at or started),
+                duration_ms=r.duration_ms,
+                input_tokens=r.input_tokens,
+                output_tokens=r.output_tokens,
+                reproduced=r.reproduced,
+            )
+        )
+    runs.sort(key=lambda c: (c.result.case_id, c.result.sample))
+    return runs
+
+
+def produced_of(run: EvalRun) -> ProducedBy:
+    """What produced the run's samples, as its row says."""
+    kind: Literal["scripted", "model"] = "scripted" if run.agent_kind == "scripted" else "model"
+    return ProducedBy(
+        agent=run.agent,
+        agent_kind=kind,
+        backend=run.backend,
+        model=run.model,
+        approval_mode=run.approval_mode,  # pyright: ignore[reportArgumentType]
+    )
+
+
+def finish_plan(
+    store: Store,
+    run_id: str,
+    sinks: Iterable[RunSink] | None = None,
+    *,
+    stopped: bool = False,
+) -> SessionResult:
+    """Finish the run from its rows: ``interrupted`` when ``stopped`` or when a planned sample
+    has no row, else ``finished``; ``sinks`` default to the plan's (:func:`plan_sinks`).
+
+    Raises:
+        BatchError: No such run, or no plan.
+    """
+    from agentic_eval.batch.run import BatchError, plan_of, plan_specs
+
+    run = store.run(run_id)
+    if run is None:
+        raise BatchError(f"no run {run_id} in the store")
+    plan = plan_of(run)
+    runs = stored_runs(store, run_id)
+    have = {(c.result.case_id, c.result.sample) for c in runs}
+    keys = frozenset((k.case, k.epoch) for k in plan.keys)
+    specs, _ = plan_specs(plan)
+    mode = plan.backend.kind
+    end = Ending(
+        suite=plan.suite,
+        produced=produced_of(run),
+        mode=mode,
+        settings=plan.settings(),
+        runs=runs,
+        started_at=_utc(run.started_at),
+        finished_at=datetime.now(UTC),
+        keys=keys,
+        full=plan.full,
+        stopped=stopped or not keys <= have,
+        mark=next((s.external_fixtures for s in specs if s.external_fixtures), None),
+    )
+    return finish_session(store, run_id, end, plan_sinks(plan) if sinks is None else list(sinks))
+
+
+def _utc(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+async def run_plan(
+    store: Store,
+    run_id: str,
+    *,
+    on_case: Callable[[CaseRun], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    worker: str | None = None,
+) -> SessionResult:
+    """Run the run's planned samples the store does not hold yet, then finish it from its rows
+    (:func:`finish_plan`): a first run and a resumed one end alike.
+
+    Raises:
+        BatchError: No such run, no plan, a case gone from the suite.
+        AuthenticationFailed: At the first refusal of credentials (live).
+    """
+    from agentic_eval.batch.run import BatchError, plan_of, run_samples
+
+    run = store.run(run_id)
+    if run is None:
+        raise BatchError(f"no run {run_id} in the store")
+    sinks = plan_sinks(plan_of(run))
+    try:
+        await run_samples(
+            store, run_id, on_case=on_case, should_stop=should_stop, worker=worker, sinks=sinks
+        )
+    except BaseException:
+        with contextlib.suppress(Exception):
+            store.finish_run(run_id, None, datetime.now(UTC), None, "interrupted")
+        raise
+    return finish_plan(store, run_id, sinks, stopped=bool(should_stop and should_stop()))
