@@ -18,6 +18,7 @@ from agentic_eval.cli.rescore import rescore
 from agentic_eval.cli.run import run
 from agentic_eval.cli.scenarios import scenarios_cmd
 from agentic_eval.cli.step import step
+from agentic_eval.cli.worker import worker
 from agentic_eval.cli.workflow import workflow
 
 
@@ -49,3 +50,4 @@ cli.add_command(step)
 cli.add_command(batch)
 cli.add_command(scenarios_cmd, name="scenarios")
 cli.add_command(workflow)
+cli.add_command(worker)

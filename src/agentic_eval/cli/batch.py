@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Mapping
 from typing import Any, Literal
 
 import click
@@ -63,6 +64,17 @@ class BatchProgress:
         if self.bar is not None:
             self.bar.update(self.task, advance=1, description=self.line())
         elif self.done % self.every == 0 or self.done == self.total:
+            self.console.print(f"batch: {self.line()}", markup=False)
+
+    def add(self, new: Mapping[str, int]) -> None:
+        """Samples newly stored by other processes, by outcome (the celery executor)."""
+        before = self.done
+        for kind, n in new.items():
+            self.counts[kind if kind in ("passed", "transient") else "failed"] += n
+            self.done += n
+        if self.bar is not None:
+            self.bar.update(self.task, completed=self.done, description=self.line())
+        elif self.done // self.every > before // self.every or self.done == self.total > before:
             self.console.print(f"batch: {self.line()}", markup=False)
 
     def close(self) -> None:
@@ -145,6 +157,23 @@ def summary_lines(s: Any) -> list[str]:
 @click.option("--resume", "resume", default=None, metavar="RUN_ID",
               help="Finish an interrupted batch from its stored plan: finished samples are not "
               "run again, none is counted twice.")  # fmt: skip
+@click.option(
+    "--executor",
+    type=click.Choice(["local", "celery"]),
+    default="local",
+    show_default=True,
+    help="local: in this process; celery: one task per sample on `agentic-eval worker` "
+    "processes (needs the celery extra, AGENTIC_EVAL_BROKER_URL and a shared "
+    "AGENTIC_EVAL_DATABASE_URL); with --resume, re-enqueues the missing samples.",
+)
+@click.option(
+    "--stall-timeout",
+    type=click.FloatRange(0, min_open=True),
+    default=900.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="celery: give up (exit 2, resumable) when no sample is stored for this long.",
+)
 @request_options
 def batch(
     domain: str | None,
@@ -167,6 +196,8 @@ def batch(
     recordings: Any,
     no_history: bool,
     resume: str | None,
+    executor: Literal["local", "celery"],
+    stall_timeout: float,
     retries: int,
     timeout: float,
 ) -> int:
@@ -188,13 +219,15 @@ def batch(
       agentic-eval batch retail_ops --provider openai --base-url http://127.0.0.1:8080/v1 \\
           --model qwen2.5-coder-1.5b --samples 3 --concurrency 4
       agentic-eval batch --resume 6f1c...
+      agentic-eval batch --scenario synthesize.missing_revenue --samples 200 --executor celery
     """
     from agentic_eval.batch import BatchError
 
     if resume is not None:
         if domain or scenario or pattern or samples != 1 or backend or agent or provider:
             raise click.UsageError("--resume takes the run's stored plan: drop the other options")
-        return asyncio.run(_resume(resume))
+        _celery_ready(executor)
+        return asyncio.run(_resume(resume, executor, stall_timeout))
     if domain is not None and scenario is not None:
         raise click.UsageError("batch a DOMAIN or a --scenario, not both")
     if domain is None and scenario is None:
@@ -224,7 +257,20 @@ def batch(
             )  # fmt: skip
     except BatchError as exc:
         raise click.UsageError(one_line(str(exc))) from None
-    return asyncio.run(_run(plan, not no_history))
+    _celery_ready(executor)
+    return asyncio.run(_run(plan, not no_history, executor, stall_timeout))
+
+
+def _celery_ready(executor: str) -> None:
+    """The celery executor's extra, shared store and broker settings, or one line (exit 2)."""
+    if executor != "celery":
+        return
+    from agentic_eval.workers import WorkerError, executor_settings
+
+    try:
+        executor_settings()
+    except WorkerError as exc:
+        raise click.UsageError(one_line(str(exc))) from None
 
 
 def _backend_spec(
@@ -309,21 +355,36 @@ def _plan(
                    concurrency=concurrency, gate=gate_mode, full=pattern is None)  # fmt: skip
 
 
-async def _run(plan: Any, history: bool) -> int:
+async def _run(plan: Any, history: bool, executor: str, stall: float) -> int:
     from agentic_eval.batch import open_run
 
+    _broker_reachable(executor)
     store = _store()
     try:
         run_id = open_run(store, plan)
     except Exception as exc:  # a backend that cannot be built: one line
         store.close()
         raise click.ClickException(one_line(str(exc))) from None
-    return await _drive(store, run_id, len(plan.keys), history)
+    return await _drive(store, run_id, len(plan.keys), history, executor, stall)
 
 
-async def _resume(run_id: str) -> int:
+def _broker_reachable(executor: str) -> None:
+    """Before a run is opened for the celery executor: its broker answers, or one line."""
+    if executor != "celery":
+        return
+    from agentic_eval.workers import WorkerError
+    from agentic_eval.workers.celery_app import check_broker
+
+    try:
+        check_broker()
+    except WorkerError as exc:  # nothing ran yet: exit 2, as for a usage error
+        raise click.UsageError(one_line(str(exc))) from None
+
+
+async def _resume(run_id: str, executor: str, stall: float) -> int:
     from agentic_eval.batch import BatchError, plan_of
 
+    _broker_reachable(executor)
     store = _store()
     run = store.run(run_id)
     if run is None:
@@ -339,20 +400,36 @@ async def _resume(run_id: str) -> int:
         f"resuming run {run_id}: {done} of {len(plan.keys)} samples already stored", err=True
     )
     # a batch that had finished was filed then: closing it again must not file it twice
-    return await _drive(store, run_id, len(plan.keys) - done, history=run.status != "finished")
+    history = run.status != "finished"
+    return await _drive(store, run_id, len(plan.keys) - done, history, executor, stall)
 
 
-async def _drive(store: Any, run_id: str, todo: int, history: bool = True) -> int:
+async def _drive(
+    store: Any, run_id: str, todo: int, history: bool, executor: str, stall: float
+) -> int:
     from agentic_eval.backends.base import AuthenticationFailed, BackendError
     from agentic_eval.batch import BatchError, close_run, run_samples
     from agentic_eval.evaluation.gate import EXIT_CODES
+    from agentic_eval.workers import Stalled, WorkerError, run_on_workers
 
     stop = Stopper()  # as `run`: the first signal stops new samples, a second abandons them
     stop.install()
     progress = BatchProgress(todo)
+    stalled: str | None = None
     try:
-        await run_samples(store, run_id, on_case=progress.advance, should_stop=stop)
-    except (AuthenticationFailed, BackendError, BatchError) as exc:
+        if executor == "celery":  # samples stored by the workers, watched in the store
+            resume = f"agentic-eval batch --resume {run_id} --executor celery"
+            click.echo(
+                f"batch: run {run_id} on the celery workers (if this dies: {resume})", err=True
+            )
+            await run_on_workers(
+                store, run_id, on_progress=progress.add, should_stop=stop, stall_timeout=stall
+            )
+        else:
+            await run_samples(store, run_id, on_case=progress.advance, should_stop=stop)
+    except Stalled as exc:
+        stalled = one_line(str(exc))
+    except (AuthenticationFailed, BackendError, BatchError, WorkerError) as exc:
         progress.close()
         close_run(store, run_id, status="interrupted")
         store.close()
@@ -362,12 +439,15 @@ async def _drive(store: Any, run_id: str, todo: int, history: bool = True) -> in
     finally:
         progress.close()
         stop.remove()
-    s = close_run(store, run_id, status="interrupted" if stop() else "finished")
+    s = close_run(store, run_id, status="interrupted" if stop() or stalled else "finished")
     if history and not s.missing:  # an unfinished batch is filed when --resume finishes it
         _history(store, s)
     store.close()
     for line in summary_lines(s):
         click.echo(line)
+    if stalled is not None:
+        click.echo(f"agentic-eval: error: {stalled}", err=True)
+        return 2
     if stop.signal is not None:
         return stop.exit_code()
     return EXIT_CODES[s.gate.verdict]

@@ -1,0 +1,60 @@
+"""Distributed batches: a stored run's samples as Celery tasks on a Redis broker, run by
+``agentic-eval worker`` processes that write them to the shared store (PostgreSQL).
+
+Nothing here imports Celery (the optional ``celery`` extra) until the executor or a worker is
+started: :mod:`agentic_eval.workers.celery_app` holds the app and imports it then.
+"""
+
+from agentic_eval.workers.config import (
+    BROKER_ENV,
+    DEFAULT_QUEUE,
+    DEFAULT_VISIBILITY_TIMEOUT,
+    MISSING_EXTRA,
+    QUEUE_ENV,
+    TASK_NAME,
+    VISIBILITY_ENV,
+    CeleryMissing,
+    CelerySettings,
+    WorkerError,
+    celery_settings,
+    executor_settings,
+    require_celery,
+    require_shared_store,
+)
+from agentic_eval.workers.submit import (
+    Stalled,
+    Submission,
+    WorkersRun,
+    enqueue,
+    missing_keys,
+    revoke,
+    run_on_workers,
+    wait_for_samples,
+)
+from agentic_eval.workers.task import execute_sample
+
+__all__ = [
+    "BROKER_ENV",
+    "DEFAULT_QUEUE",
+    "DEFAULT_VISIBILITY_TIMEOUT",
+    "MISSING_EXTRA",
+    "QUEUE_ENV",
+    "TASK_NAME",
+    "VISIBILITY_ENV",
+    "CeleryMissing",
+    "CelerySettings",
+    "Stalled",
+    "Submission",
+    "WorkerError",
+    "WorkersRun",
+    "celery_settings",
+    "enqueue",
+    "execute_sample",
+    "executor_settings",
+    "missing_keys",
+    "require_celery",
+    "require_shared_store",
+    "revoke",
+    "run_on_workers",
+    "wait_for_samples",
+]

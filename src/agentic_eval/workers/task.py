@@ -1,0 +1,54 @@
+"""What one Celery task does, free of Celery: run one planned sample of a stored run.
+
+The run is rebuilt from the plan stored on its ``eval_run`` row (:func:`run_samples`), so a
+task carries only the run id and the sample key. A sample the store already holds is not run
+again, and a second insert of one is skipped by the store: a task delivered twice (a worker
+lost after storing its sample, a ``--resume`` re-enqueueing what was still queued) never counts
+a sample twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+
+from agentic_eval.batch import SampleKey, run_samples
+from agentic_eval.store.db import Store
+
+_lock = threading.Lock()
+_store: tuple[int, Store] | None = None
+
+
+def process_store() -> Store:
+    """One store (one connection pool) per worker process, made in that process: a pool is
+    never carried across ``fork`` (the prefork pool's children each make their own), and the
+    threads of a thread pool share their process's."""
+    global _store
+    with _lock:
+        if _store is None or _store[0] != os.getpid():
+            store = Store()
+            store.migrate()
+            _store = (os.getpid(), store)
+        return _store[1]
+
+
+def close_process_store() -> None:
+    """Dispose of this process's store, if it made one."""
+    global _store
+    with _lock:
+        if _store is not None and _store[0] == os.getpid():
+            _store[1].close()
+        _store = None
+
+
+def execute_sample(run_id: str, key_json: str, worker: str | None) -> int:
+    """Run the sample ``key_json`` (a :class:`SampleKey` as JSON) of run ``run_id`` unless the
+    store holds it already; returns how many samples ran (0 or 1).
+
+    Raises:
+        BatchError: No such run or plan, or the run did not plan this sample.
+        StoreError: The store cannot be read or written.
+    """
+    key = SampleKey.model_validate_json(key_json)
+    return asyncio.run(run_samples(process_store(), run_id, keys=[key], worker=worker))

@@ -1,0 +1,310 @@
+"""The celery executor on real processes: Redis, PostgreSQL and two `agentic-eval worker`s.
+
+Every test has its own queue (``AGENTIC_EVAL_QUEUE``) on a Redis database of its own number, so
+no test sees another's messages; the runs live in the session's PostgreSQL database. Every
+process a test starts is in a session of its own and is killed (its whole group) in teardown.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+import pytest
+from sqlalchemy import create_engine, text
+
+from agentic_eval.cli.main import main
+
+pytestmark = [pytest.mark.postgres, pytest.mark.timeout(150)]
+
+SCENARIO = "synthesize.missing_revenue"
+REDIS_DB = 11
+MISSING_EXTRA = "the celery executor needs the celery extra: pip install 'agentic-eval[celery]'"
+
+
+def _redis_up() -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", 6379), timeout=1) as conn:
+            conn.sendall(b"PING\r\n")
+            return conn.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="module")
+def broker_url() -> str:
+    """Redis on 127.0.0.1:6379 (started, without persistence, if it is down)."""
+    pytest.importorskip("celery", reason="the celery extra is not installed")
+    if not _redis_up() and shutil.which("redis-server"):
+        subprocess.run(
+            ["redis-server", "--daemonize", "yes", "--bind", "127.0.0.1", "--port", "6379",
+             "--save", "", "--appendonly", "no"],
+            check=False, capture_output=True, timeout=30,
+        )  # fmt: skip
+        deadline = time.monotonic() + 10
+        while not _redis_up() and time.monotonic() < deadline:
+            time.sleep(0.1)
+    if not _redis_up():
+        pytest.skip("Redis is not reachable on 127.0.0.1:6379 and could not be started")
+    return f"redis://127.0.0.1:6379/{REDIS_DB}"
+
+
+class Cluster:
+    """The processes of one test: workers and batch commands, on one queue."""
+
+    def __init__(self, tmp_path: Path, pg_url: str, broker: str) -> None:
+        self.tmp = tmp_path
+        self.queue = f"test-{uuid.uuid4().hex[:10]}"
+        self.env = {
+            **os.environ,
+            "AGENTIC_EVAL_DATABASE_URL": pg_url,
+            "AGENTIC_EVAL_BROKER_URL": broker,
+            "AGENTIC_EVAL_QUEUE": self.queue,
+            "PYTHONUNBUFFERED": "1",
+        }
+        self.procs: list[subprocess.Popen[bytes]] = []
+        self.engine = create_engine(pg_url)
+        self.files: list[IO[bytes]] = []
+
+    def start(self, label: str, *args: str) -> subprocess.Popen[bytes]:
+        out = (self.tmp / f"{label}.out").open("wb")
+        err = (self.tmp / f"{label}.err").open("wb")
+        self.files += [out, err]
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "agentic_eval", *args],
+            env=self.env, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+            start_new_session=True, cwd=self.tmp,
+        )  # fmt: skip
+        self.procs.append(proc)
+        return proc
+
+    def output(self, label: str) -> tuple[str, str]:
+        return (
+            (self.tmp / f"{label}.out").read_text(errors="replace"),
+            (self.tmp / f"{label}.err").read_text(errors="replace"),
+        )
+
+    def workers(self, *names: str) -> list[subprocess.Popen[bytes]]:
+        """Start one worker per name (prefork, one process each) and wait until all are ready."""
+        procs = [
+            self.start(name, "worker", "--name", name, "--concurrency", "1", "--loglevel", "INFO")
+            for name in names
+        ]
+        deadline = time.monotonic() + 30
+        for name, proc in zip(names, procs, strict=True):
+            while f"{name} ready." not in self.output(name)[1]:
+                assert proc.poll() is None, f"worker {name} exited: {self.output(name)[1][-2000:]}"
+                assert time.monotonic() < deadline, f"worker {name} not ready"
+                time.sleep(0.1)
+        return procs
+
+    def run_id(self, label: str, proc: subprocess.Popen[bytes]) -> str:
+        """The run a celery batch names on stderr as it starts."""
+        deadline = time.monotonic() + 30
+        while True:
+            found = re.search(r"batch: run (\S+) on the celery workers", self.output(label)[1])
+            if found:
+                return found.group(1)
+            assert proc.poll() is None, self.output(label)
+            assert time.monotonic() < deadline, "the batch did not start"
+            time.sleep(0.05)
+
+    def wait_stored(self, run_id: str, at_least: int, timeout: float = 60) -> int:
+        deadline = time.monotonic() + timeout
+        while (n := len(self.rows(run_id))) < at_least:
+            assert time.monotonic() < deadline, f"only {n} samples stored"
+            time.sleep(0.05)
+        return n
+
+    def rows(self, run_id: str) -> list[tuple[str, int, str | None]]:
+        with self.engine.connect() as conn:
+            found = conn.execute(
+                text("SELECT case_id, sample, worker_id FROM eval_sample WHERE run_id = :r"),
+                {"r": run_id},
+            )
+            return [(c, s, w) for c, s, w in found]
+
+    def status(self, run_id: str) -> str:
+        with self.engine.connect() as conn:
+            found = conn.execute(text("SELECT status FROM eval_run WHERE id = :r"), {"r": run_id})
+            return str(found.scalar_one())
+
+    def kill(self, proc: subprocess.Popen[bytes]) -> None:
+        """SIGKILL the process and its pool children (its own process group)."""
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+
+    def close(self) -> None:
+        for proc in self.procs:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+        for f in self.files:
+            f.close()
+        self.engine.dispose()
+
+
+@pytest.fixture
+def cluster(tmp_path: Path, pg_url: str, broker_url: str) -> Iterator[Cluster]:
+    c = Cluster(tmp_path, pg_url, broker_url)
+    try:
+        yield c
+    finally:
+        c.close()
+
+
+def _assert_complete(cluster: Cluster, run_id: str, samples: int) -> list[str | None]:
+    """Every planned sample stored exactly once; returns the worker of each row."""
+    rows = cluster.rows(run_id)
+    assert len(rows) == samples  # none counted twice ...
+    assert {(c, s) for c, s, _ in rows} == {(SCENARIO, e) for e in range(samples)}  # ... none lost
+    assert cluster.status(run_id) == "finished"
+    return [w for _, _, w in rows]
+
+
+def _summary(stdout: str) -> list[str]:
+    """The summary lines but the run's id."""
+    return [line for line in stdout.splitlines() if not line.startswith("run: ")]
+
+
+def test_two_workers_share_a_batch_whose_gate_is_the_local_executors(cluster: Cluster) -> None:
+    cluster.workers("w1@test", "w2@test")
+    args = ["batch", "--scenario", SCENARIO, "--samples", "200", "--agent", "hallucinating"]
+    on_workers = cluster.start("celery", *args, "--executor", "celery")
+    local = cluster.start("local", *args, "--executor", "local", "--no-history")
+    assert on_workers.wait(timeout=120) == 1, cluster.output("celery")
+    assert local.wait(timeout=120) == 1, cluster.output("local")
+    out, err = cluster.output("celery")
+    run_id = re.search(r"^run: (\S+) \(finished\)$", out, re.M)
+    assert run_id, out
+    workers = _assert_complete(cluster, run_id.group(1), 200)
+    assert {w: workers.count(w) for w in set(workers)}.keys() == {"w1@test", "w2@test"}
+    assert min(workers.count("w1@test"), workers.count("w2@test")) >= 20, workers
+    summary = _summary(out)
+    assert summary == _summary(cluster.output("local")[0])  # counts, rate, bound, pass^k, gate
+    assert "samples: 200" in summary and "check_failed: 200" in summary
+    assert summary[-1].startswith("gate: FAIL (failure rate 200/200 = 100.0% > 1%)")
+    assert "batch: 200/200 done, 0 passed, 200 failed" in err  # progress read from the store
+
+
+def test_a_killed_worker_loses_no_sample_and_resume_counts_none_twice(cluster: Cluster) -> None:
+    w1, _ = cluster.workers("w1@test", "w2@test")
+    args = ["batch", "--scenario", SCENARIO, "--samples", "60", "--executor", "celery"]
+    submitter = cluster.start("batch", *args, "--stall-timeout", "3")
+    run_id = cluster.run_id("batch", submitter)
+    cluster.wait_stored(run_id, 12)
+    cluster.kill(w1)  # mid-sample: its task is neither stored nor acknowledged
+    code = submitter.wait(timeout=90)
+    out, err = cluster.output("batch")
+    if code == 2:  # the usual case: the killed worker's sample is missing, the batch stalls
+        assert re.search(r"of 60 planned samples are missing", err), err
+        assert f"agentic-eval batch --resume {run_id} --executor celery re-enqueues them" in err
+        assert f"run: {run_id} (interrupted)" in out
+        missing = 60 - len(cluster.rows(run_id))
+        assert missing >= 1
+        resumed = cluster.start("resume", "batch", "--resume", run_id, "--executor", "celery")
+        assert resumed.wait(timeout=60) == 0, cluster.output("resume")
+        out, err = cluster.output("resume")
+        assert f"{60 - missing} of 60 samples already stored" in err
+    else:  # the kill fell after the sample was stored and before it was acknowledged
+        assert code == 0, (out, err)
+    assert "samples: 60" in out and "gate: PASS" in out
+    workers = _assert_complete(cluster, run_id, 60)
+    assert {"w1@test", "w2@test"} == set(workers)
+
+
+def test_a_killed_submitter_is_resumed_without_a_sample_lost_or_twice(cluster: Cluster) -> None:
+    cluster.workers("w1@test", "w2@test")
+    args = ["batch", "--scenario", SCENARIO, "--samples", "60", "--executor", "celery"]
+    submitter = cluster.start("batch", *args)
+    run_id = cluster.run_id("batch", submitter)
+    cluster.wait_stored(run_id, 10)
+    cluster.kill(submitter)
+    assert cluster.status(run_id) == "running"  # nobody closed it
+    resumed = cluster.start("resume", "batch", "--resume", run_id, "--executor", "celery")
+    assert resumed.wait(timeout=60) == 0, cluster.output("resume")
+    out, err = cluster.output("resume")
+    assert re.search(r"resuming run \S+: \d+ of 60 samples already stored", err), err
+    assert f"run: {run_id} (finished)" in out and "samples: 60" in out and "gate: PASS" in out
+    _assert_complete(cluster, run_id, 60)
+    time.sleep(1)  # the tasks enqueued twice (queued when the submitter died) are skipped
+    assert len(cluster.rows(run_id)) == 60
+
+
+def test_nothing_imports_celery_until_it_is_chosen() -> None:
+    code = (
+        "import sys; import agentic_eval.workers, agentic_eval.cli.app; "
+        "assert 'celery' not in sys.modules, 'celery imported'"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+
+
+def _one_line(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    code = main(list(args))
+    captured = capsys.readouterr()
+    lines = captured.err.splitlines()
+    assert len(lines) == 1, captured.err
+    assert captured.out == ""
+    return code, lines[0]
+
+
+def _run_count(pg_url: str) -> int:
+    engine = create_engine(pg_url)
+    with engine.connect() as conn:
+        n = int(conn.execute(text("SELECT count(*) FROM eval_run")).scalar_one())
+    engine.dispose()
+    return n
+
+
+def test_a_missing_celery_extra_is_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], pg_url: str
+) -> None:
+    monkeypatch.setitem(sys.modules, "celery", None)  # `import celery` raises ImportError
+    monkeypatch.setenv("AGENTIC_EVAL_DATABASE_URL", pg_url)
+    monkeypatch.setenv("AGENTIC_EVAL_BROKER_URL", "redis://127.0.0.1:6379/11")
+    before = _run_count(pg_url)
+    batch = ["batch", "--scenario", SCENARIO, "--executor", "celery"]
+    assert _one_line(capsys, *batch) == (2, f"agentic-eval: error: {MISSING_EXTRA}")
+    assert _one_line(capsys, "worker") == (2, f"agentic-eval: error: {MISSING_EXTRA}")
+    assert _run_count(pg_url) == before  # refused before a run was opened
+
+
+def test_the_celery_executor_needs_a_shared_database_and_a_broker(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], pg_url: str
+) -> None:
+    batch = ["batch", "--scenario", SCENARIO, "--executor", "celery"]
+    monkeypatch.setenv("AGENTIC_EVAL_BROKER_URL", "redis://127.0.0.1:6379/11")
+    for args in (batch, ["worker"], ["batch", "--resume", "some-run", "--executor", "celery"]):
+        code, line = _one_line(capsys, *args)
+        assert code == 2
+        assert line.startswith("agentic-eval: error: the celery executor and its workers need a "
+                               "shared database: set AGENTIC_EVAL_DATABASE_URL")  # fmt: skip
+    monkeypatch.setenv("AGENTIC_EVAL_DATABASE_URL", "sqlite:////tmp/x.db")
+    code, line = _one_line(capsys, *batch)
+    assert code == 2 and "names a SQLite file" in line
+    monkeypatch.setenv("AGENTIC_EVAL_DATABASE_URL", pg_url)
+    monkeypatch.delenv("AGENTIC_EVAL_BROKER_URL")
+    code, line = _one_line(capsys, *batch)
+    assert (code, line) == (
+        2,
+        "agentic-eval: error: the celery executor needs a broker: set AGENTIC_EVAL_BROKER_URL "
+        "(e.g. redis://127.0.0.1:6379/0)",
+    )
+    before = _run_count(pg_url)
+    monkeypatch.setenv("AGENTIC_EVAL_BROKER_URL", "redis://:s3cret@127.0.0.1:1/0")
+    code, line = _one_line(capsys, *batch)
+    assert code == 2 and line.startswith("agentic-eval: error: cannot reach the broker "
+                                         "redis://***@127.0.0.1:1/0: "), line  # fmt: skip
+    assert "s3cret" not in line
+    assert _run_count(pg_url) == before
