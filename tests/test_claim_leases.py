@@ -25,6 +25,7 @@ from sqlalchemy.exc import IntegrityError
 
 from agentic_eval.backends.scripted import respond
 from agentic_eval.core.model import ModelRequest, ModelResponse
+from agentic_eval.core.process import this_process
 from agentic_eval.store import Store
 from agentic_eval.store.workflow_tables import SYSTEM_USER_ID, WfClaim
 from agentic_eval.testing import FakeProvider
@@ -39,7 +40,6 @@ from agentic_eval.workflow import (
     WorkflowError,
     lease_seconds,
 )
-from agentic_eval.workflow.heartbeat import this_process
 from agentic_eval.workflow.lead_intel.agents import AGENTS
 from agentic_eval.workflow.rows import utc
 

@@ -12,7 +12,6 @@ from agentic_eval.backends.base import (
     Review,
     TransientBackendError,
 )
-from agentic_eval.backends.factory import PROVIDERS, Provider, live_backend
 from agentic_eval.backends.scripted import (
     AgentTask,
     Call,
@@ -30,7 +29,6 @@ from agentic_eval.backends.spec import (
 )
 
 __all__ = [
-    "PROVIDERS",
     "AgentTask",
     "AuthenticationFailed",
     "BackendError",
@@ -39,7 +37,6 @@ __all__ = [
     "Call",
     "CallContext",
     "ModelBackend",
-    "Provider",
     "ProviderRequestError",
     "ReplayDivergence",
     "RetryPolicy",
@@ -49,7 +46,6 @@ __all__ = [
     "Submit",
     "ToolReply",
     "TransientBackendError",
-    "live_backend",
     "live_backend_from_spec",
     "providers",
     "register_provider",

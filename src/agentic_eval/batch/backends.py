@@ -38,7 +38,9 @@ def build_backend(spec: BackendSpec, suite: str, agents: Mapping[str, Any]) -> M
     Raises:
         BackendError: An unknown scripted agent, a replay without recordings, a live provider
             that cannot be built (its SDK missing, no key).
-        RecordingError: A replay folder that cannot be read.
+        RecordingError: A replay folder that cannot be read, a recording folder that cannot be
+            listed.
+        ProducerMismatch: A recording folder holding another producer's transcripts.
     """
     if spec.kind == "replay":
         if spec.recordings is None:
@@ -55,5 +57,7 @@ def build_backend(spec: BackendSpec, suite: str, agents: Mapping[str, Any]) -> M
     if spec.record:
         if spec.recordings is None:
             raise BackendError("a recorded run needs its recordings folder")
-        return RecordingBackend(inner, Path(spec.recordings))
+        recorder = RecordingBackend(inner, Path(spec.recordings))
+        recorder.check_folder(suite)  # another producer's recordings there could never replay
+        return recorder
     return inner

@@ -21,6 +21,7 @@ from typing import Any
 from agentic_eval.backends.base import ModelBackend
 from agentic_eval.batch.backends import build_backend, plan_agents
 from agentic_eval.batch.plan import RunPlan, SampleKey
+from agentic_eval.core.process import this_process
 from agentic_eval.core.scorecard import CaseResult, GateSummary
 from agentic_eval.domains.base import Domain
 from agentic_eval.domains.registry import get_domain
@@ -86,7 +87,7 @@ def open_run(store: Store, plan: RunPlan, *, worker: str | None = None) -> str:
         settings={"model": plan.model, **plan.parameters.model_dump(mode="json")},
         backend_spec=plan.backend.model_dump(mode="json"),
         planned_samples=len(plan.keys),
-        worker=worker,
+        worker=worker or this_process(),
         plan=plan.model_dump(mode="json"),
     )
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import signal
 import sys
 from dataclasses import dataclass
@@ -11,21 +12,24 @@ from typing import Any
 
 import click
 
-from agentic_eval.agent.loop import Limits
-from agentic_eval.backends.base import AuthenticationFailed, BackendError, ModelBackend
-from agentic_eval.backends.scripted import ScriptedBackend
-from agentic_eval.backends.spec import BackendSpec, live_backend_from_spec
+from agentic_eval.backends.base import AuthenticationFailed, BackendError
+from agentic_eval.backends.spec import BackendSpec
+from agentic_eval.batch import BatchError, RunPlan, open_run
+from agentic_eval.batch.finish import run_plan
+from agentic_eval.batch.planning import replay_plan, suite_plan
+from agentic_eval.batch.run import plan_specs
 from agentic_eval.cli import render
-from agentic_eval.cli.common import load_cases, open_recorder, resolve_domains, select_cases, warn
+from agentic_eval.cli.common import load_cases, resolve_domains, select_cases, warn
 from agentic_eval.cli.run import RunOptions
 from agentic_eval.core.canonical import canonical_file_text
+from agentic_eval.core.process import process_gone, this_process
 from agentic_eval.core.realdata import inside_git_work_tree
+from agentic_eval.core.settings import RunParameters
 from agentic_eval.core.text import one_line
 from agentic_eval.domains.base import Domain
 from agentic_eval.evaluation.gate import EXIT_CODES
 from agentic_eval.evaluation.reconcile import reconcile_run
-from agentic_eval.evaluation.session import SessionResult, run_session
-from agentic_eval.evaluation.settings import RunSettings
+from agentic_eval.evaluation.session import SessionResult
 from agentic_eval.history import (
     HistoryError,
     StoredEntry,
@@ -39,23 +43,25 @@ from agentic_eval.recordings.files import (
     unnamed_folders,
     write_atomic,
 )
-from agentic_eval.recordings.layout import LabelError, agent_dir, check_label
-from agentic_eval.recordings.record import RecordingBackend
-from agentic_eval.recordings.replay import ReplayBackend
+from agentic_eval.recordings.layout import LabelError, check_label
+from agentic_eval.recordings.record import ProducerMismatch
 from agentic_eval.store.db import Store, StoreError
 from agentic_eval.tasks.spec import TaskSpec
 
 
 @dataclass(frozen=True)
 class Job:
-    """One suite with one backend."""
+    """One suite with one backend: a stored plan (and the run it resumes, if any)."""
 
     domain: Domain[Any]
+    plan: RunPlan
     specs: list[TaskSpec[Any]]
-    backend: ModelBackend
-    settings: RunSettings
-    spec: BackendSpec
-    full: bool
+    """One spec per planned case (for fingerprints and real-fixture marks)."""
+    resume: str | None = None
+
+
+def _job(domain: Domain[Any], plan: RunPlan, resume: str | None = None) -> Job:
+    return Job(domain, plan, plan_specs(plan)[0], resume)
 
 
 @dataclass
@@ -67,12 +73,12 @@ class Plan:
     broken: list[str]
 
 
-def _settings(o: RunOptions, model: str) -> RunSettings:
-    return RunSettings(
-        model=model,
+def _parameters(o: RunOptions) -> RunParameters:
+    return RunParameters(
         approval_mode=o.approval or "enforce",
-        limits=Limits(max_turns=o.max_turns, max_tokens=o.max_tokens),
         temperature=o.temperature,
+        max_turns=o.max_turns,
+        max_tokens=o.max_tokens,
         max_failure_rate=o.max_failure_rate,
         max_transient=o.max_transient,
     )
@@ -100,47 +106,92 @@ def _replay_jobs(o: RunOptions, domain: Domain[Any], plan: Plan) -> None:
         plan.not_recorded.append(domain.name)
         return
     for agent in agents:
-        directory = agent_dir(o.recordings, domain.name, agent)
         try:
-            backend = ReplayBackend(directory)
+            job = replay_plan(
+                domain, cases, o.recordings, agent, concurrency=o.concurrency,
+                full=o.pattern is None,
+            )  # fmt: skip
         except RecordingError as exc:
             plan.broken.append(f"{domain.name} / {agent}: {exc}")
             continue
-        settings = RunSettings.from_parameters(backend.info().model, backend.parameters())
-        specs: list[TaskSpec[Any]] = []
-        for case in cases:
-            samples = sorted(s for c, s in backend.paths if c == case.id) or [0]
-            specs.extend(domain.task_spec(case, settings.limits, s) for s in samples)
-        spec = BackendSpec(kind="replay", agent=agent, recordings=str(o.recordings))
-        plan.jobs.append(Job(domain, specs, backend, settings, spec, o.pattern is None))
+        plan.jobs.append(_job(domain, job))
 
 
-def _backend(o: RunOptions, domain: Domain[Any]) -> tuple[ModelBackend, BackendSpec, str]:
+def _spec(o: RunOptions, domain: Domain[Any]) -> BackendSpec:
     if o.mode == "scripted":
+        from agentic_eval.batch import scripted_agents
+
         name = o.agent or "reference"
-        agents = {**{m.name: m.agent for m in domain.mutants()}, **domain.agents()}
+        agents = scripted_agents(domain)
         if name not in agents:
             known = ", ".join(sorted(agents)) or "none"
             raise click.UsageError(f"{domain.name} has no scripted agent {name!r} ({known})")
-        backend: ModelBackend = ScriptedBackend(o.label or name, agents[name])
         spec = BackendSpec(kind="scripted", agent=name, label=o.label)
-        return backend, spec, backend.info().model
-    assert o.provider is not None and o.model is not None
-    spec = BackendSpec(
-        kind="live",
-        provider=o.provider,
-        model=o.model,
-        base_url=o.base_url,
-        label=o.label or o.agent,
-        retries=o.retries,
-        timeout=o.timeout,
-    )
+    else:
+        assert o.provider is not None and o.model is not None
+        spec = BackendSpec(
+            kind="live",
+            provider=o.provider,
+            model=o.model,
+            base_url=o.base_url,
+            label=o.label or o.agent,
+            retries=o.retries,
+            timeout=o.timeout,
+        )
+    if o.record:
+        real = bool(domain.external_fixtures())
+        if real and inside_git_work_tree(o.recordings):
+            raise click.UsageError(
+                f"{domain.name} is using real fixtures from EVAL_FIXTURE_DIR: refusing to record "
+                f"into {o.recordings}, inside a git repository; pass --recordings DIR outside "
+                "any git repository"
+            )
+        spec = spec.model_copy(update={"record": True, "recordings": str(o.recordings)})
+    return spec
+
+
+def _resume_plan(run_id: str) -> Plan:
+    """The one job of ``run --resume RUN_ID``: the run's stored plan.
+
+    Raises:
+        click.UsageError: No such run, no plan, a finished run, one still running, a scenario.
+    """
+    from agentic_eval.batch import plan_of
+
     try:
-        return live_backend_from_spec(spec), spec, o.model
-    except AuthenticationFailed as exc:
-        raise click.ClickException(one_line(f"{o.provider}: {exc}")) from None
-    except BackendError as exc:
+        store = Store()
+        try:
+            run = store.run(run_id)
+            abandoned = {r.id for r in store.abandoned_runs()}
+        finally:
+            store.close()
+    except StoreError as exc:
         raise click.ClickException(one_line(str(exc))) from None
+    if run is None:
+        raise click.UsageError(f"no run {run_id} in the store")
+    try:
+        plan = plan_of(run)
+    except BatchError as exc:
+        raise click.UsageError(one_line(str(exc))) from None
+    if run.status == "finished":
+        raise click.UsageError(f"run {run_id} is finished: nothing to resume")
+    if run.status == "running" and run_id not in abandoned and not process_gone(run.worker):
+        raise click.UsageError(
+            f"run {run_id} is running in {run.worker or 'another process'} (its heartbeat is "
+            "fresh): stop that process first, or wait two minutes after it died"
+        )
+    if plan.kind != "suite":
+        raise click.UsageError(
+            f"run {run_id} is a scenario batch: resume it with `agentic-eval batch --resume "
+            f"{run_id}`"
+        )
+    from agentic_eval.domains.registry import UnknownDomainError, get_domain
+
+    try:
+        domain = get_domain(plan.suite)
+    except UnknownDomainError as exc:
+        raise click.UsageError(one_line(str(exc))) from None
+    return Plan([_job(domain, plan, resume=run_id)], [], [])
 
 
 def plan_jobs(o: RunOptions) -> Plan:
@@ -149,6 +200,8 @@ def plan_jobs(o: RunOptions) -> Plan:
     Raises:
         click.UsageError: For bad combinations, unknown agents, bad labels, no matching case.
     """
+    if o.resume is not None:
+        return _resume_plan(o.resume)
     plan = Plan([], [], [])
     matched = False
     for label in (o.label, o.agent if o.mode == "live" else None):
@@ -165,19 +218,11 @@ def plan_jobs(o: RunOptions) -> Plan:
         if o.mode == "replay":
             _replay_jobs(o, domain, plan)
             continue
-        backend, spec, model = _backend(o, domain)
-        if o.record:
-            backend = open_recorder(
-                backend,
-                o.recordings,
-                domain.name,
-                what=domain.name,
-                real_fixtures=bool(domain.external_fixtures()),
-            )
-            spec = spec.model_copy(update={"record": True, "recordings": str(o.recordings)})
-        settings = _settings(o, model)
-        specs = domain.task_specs(cases, settings.limits, o.samples)
-        plan.jobs.append(Job(domain, specs, backend, settings, spec, o.pattern is None))
+        job = suite_plan(
+            domain, cases, _spec(o, domain), _parameters(o), samples=o.samples,
+            concurrency=o.concurrency, full=o.pattern is None,
+        )  # fmt: skip
+        plan.jobs.append(_job(domain, job))
     bare_agent = o.mode == "replay" and o.agent is not None and not o.domains
     if bare_agent and not plan.jobs and not plan.broken:
         raise click.UsageError(f"no domain has recordings of agent {o.agent!r}")
@@ -236,6 +281,10 @@ class Stopper:
 async def execute(o: RunOptions) -> int:
     """Run every job; print; return the exit code."""
     plan = plan_jobs(o)
+    if o.resume is not None:  # the stored plan says what the run is
+        o = dataclasses.replace(o, mode=plan.jobs[0].plan.backend.kind)
+    for job in plan.jobs:
+        await _preflight(job)
     real = any(s.external_fixtures for job in plan.jobs for s in job.specs)
     if real and o.output is not None and inside_git_work_tree(o.output):
         raise click.UsageError(
@@ -301,8 +350,6 @@ async def execute(o: RunOptions) -> int:
         code = 1
     finally:
         stopper.remove()
-        for job in plan.jobs:
-            await job.backend.aclose()
         store.close()
     if code is not None:
         return code
@@ -328,15 +375,23 @@ async def execute(o: RunOptions) -> int:
             )
         else:
             warn(f"{name}: skipped: nothing recorded under {o.recordings}; {hint}")
-    for job in plan.jobs:
-        if isinstance(job.backend, RecordingBackend) and job.backend.skipped:
-            cases = ", ".join(c if n == 0 else f"{c}@{n}" for _, c, n in job.backend.skipped[:5])
+    for job, result in zip(plan.jobs, results, strict=False):
+        skipped = [c.result for c in result.run.cases if c.result.outcome.kind == "transient"]
+        if job.plan.backend.record and skipped:
+            cases = ", ".join(r.case_id if r.sample == 0 else f"{r.case_id}@{r.sample}"
+                              for r in skipped[:5])  # fmt: skip
             warn(
-                f"{job.domain.name}: {len(job.backend.skipped)} transient samples not recorded "
+                f"{job.domain.name}: {len(skipped)} transient samples not recorded "
                 f"(the provider failed; such a file could never replay): {cases}"
             )
     for line in plan.broken:
         click.echo(f"agentic-eval: error: {one_line(line)}", err=True)
+    for r in results:
+        if r.status == "interrupted":
+            warn(
+                f"{r.suite}: run {r.run_id} stopped; finish it with "
+                f"`agentic-eval run --resume {r.run_id}`"
+            )
     if stopper():
         return stopper.exit_code()
     if o.mode == "replay":
@@ -362,14 +417,15 @@ def _history(o: RunOptions, job: Job, result: SessionResult) -> StoredEntry:
             f"{job.domain.name} used real fixtures: its history entry is not written into "
             f"{history_dir()} (inside a git repository); set AGENTIC_EVAL_HISTORY_DIR elsewhere"
         )
+    settings, spec = job.plan.settings(), job.plan.backend
     if not o.history or (real and inside_git_work_tree(history_dir())):
-        entry = entry_from_session(result, job.domain, job.specs, job.settings, job.spec)
+        entry = entry_from_session(result, job.domain, job.specs, settings, spec)
         return StoredEntry(Path(f"{result.run_id}.json"), entry)
     try:
-        return record_session(result, job.domain, job.specs, job.settings, job.spec)
+        return record_session(result, job.domain, job.specs, settings, spec)
     except HistoryError as exc:  # a history write never fails the run
         warn(str(exc))
-        entry = entry_from_session(result, job.domain, job.specs, job.settings, job.spec)
+        entry = entry_from_session(result, job.domain, job.specs, settings, spec)
         return StoredEntry(Path(f"{result.run_id}.json"), entry)
 
 
@@ -387,26 +443,60 @@ def _document(
     return render.runs_json(results, plan.not_recorded, plan.broken)
 
 
+async def _preflight(job: Job) -> None:
+    """Build the job's backend once before anything runs, so a missing key or SDK, or a
+    recording folder of another producer, stops the command before the first run starts."""
+    if job.plan.backend.kind == "replay" or job.resume is not None:
+        return
+    from agentic_eval.batch import build_backend
+    from agentic_eval.batch.backends import plan_agents
+
+    try:
+        backend = build_backend(
+            job.plan.backend, job.plan.suite, plan_agents(job.plan.kind, job.plan.suite)
+        )
+    except ProducerMismatch as exc:
+        raise click.UsageError(one_line(str(exc))) from None
+    except AuthenticationFailed as exc:
+        provider = job.plan.backend.provider or "provider"
+        raise click.ClickException(one_line(f"{provider}: {exc}")) from None
+    except (BackendError, RecordingError) as exc:
+        raise click.ClickException(one_line(str(exc))) from None
+    await backend.aclose()
+
+
+def _open(job: Job, store: Store) -> str:
+    """The job's run: the one it resumes (running again), or a new one opened from its plan.
+
+    Raises:
+        click.ClickException: When the plan's backend cannot be built (one line).
+        click.UsageError: When a recording folder holds another producer's transcripts.
+    """
+    if job.resume is not None:
+        store.reopen_run(job.resume, this_process())
+        return job.resume
+    try:
+        return open_run(store, job.plan)
+    except ProducerMismatch as exc:
+        raise click.UsageError(one_line(str(exc))) from None
+    except AuthenticationFailed as exc:
+        provider = job.plan.backend.provider or "provider"
+        raise click.ClickException(one_line(f"{provider}: {exc}")) from None
+    except (BackendError, RecordingError) as exc:
+        raise click.ClickException(one_line(str(exc))) from None
+
+
 async def _run_job(o: RunOptions, job: Job, store: Store, stopper: Stopper) -> SessionResult:
+    run_id = _open(job, store)
     bar = None
     progress = None
     if o.mode == "live" and o.fmt == "table":
-        bar = render.progress_bar(job.domain.name, len(job.specs))
+        bar = render.progress_bar(job.domain.name, len(job.plan.keys))
         progress = bar.advance
     try:
-        return await run_session(
-            job.domain.name,
-            job.specs,
-            job.backend,
-            job.settings,
-            o.mode,
-            store=store,
-            backend_spec=job.spec,
-            concurrency=o.concurrency,
-            on_case=progress,
-            full=job.full,
-            should_stop=stopper,
-        )
+        return await run_plan(store, run_id, on_case=progress, should_stop=stopper)
+    except BatchError as exc:
+        raise click.ClickException(one_line(str(exc))) from None
     finally:
         if bar is not None:
             bar.close()

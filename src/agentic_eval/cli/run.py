@@ -49,6 +49,7 @@ class RunOptions:
     max_transient: float
     retries: int
     timeout: float
+    resume: str | None = None
 
 
 @click.command()
@@ -133,6 +134,14 @@ class RunOptions:
     "($AGENTIC_EVAL_HISTORY_DIR, default evals/history/<domain>/).",
 )
 @recordings_option
+@click.option(
+    "--resume",
+    "resume",
+    default=None,
+    metavar="RUN_ID",
+    help="Finish an interrupted run (Ctrl-C, a killed process) from its stored plan: finished "
+    "samples are not run again, none is counted twice, those in flight are run again.",
+)
 @run_parameter_options
 @request_options
 def run(
@@ -162,6 +171,7 @@ def run(
     max_transient: float,
     retries: int,
     timeout: float,
+    resume: str | None,
 ) -> int:
     """Run DOMAINS (default: every domain).
 
@@ -174,6 +184,8 @@ def run(
     batch gate: 0 PASS, 1 FAIL, 2 INCONCLUSIVE.
     Ctrl-C (or SIGTERM) stops starting new samples, finishes the ones in flight, stores them
     and marks the run interrupted (exit 130 / 143); a second one abandons those in flight.
+    `--resume RUN_ID` finishes such a run (or one whose process was killed) from the plan
+    stored with it: its scorecard equals an uninterrupted run's.
     \b
     Examples:
       agentic-eval run
@@ -181,8 +193,25 @@ def run(
       agentic-eval run retail_ops --provider anthropic --model claude-sonnet-4-5 --record
       agentic-eval run retail_ops --provider openai --base-url http://127.0.0.1:8080/v1 \\
           --model qwen2.5-coder-1.5b --record
+      agentic-eval run --resume 6f1c...
     """
     from agentic_eval.cli.execute import execute
+
+    if resume is not None:
+        given = [
+            name
+            for name, value in click.get_current_context().params.items()
+            if name not in ("resume", "verbose", "fmt", "markdown", "as_json", "output",
+                            "no_history")
+            and click.get_current_context().get_parameter_source(name)
+            is not click.core.ParameterSource.DEFAULT
+            and value is not None
+        ]  # fmt: skip
+        if given:
+            raise click.UsageError(
+                "--resume takes the run's stored plan: drop "
+                + ", ".join("--" + n.replace("_", "-") for n in given)
+            )
 
     mode: Mode = backend or ("live" if provider else "replay")
     if mode == "live" and (not provider or not model):
@@ -228,5 +257,6 @@ def run(
         max_transient=max_transient,
         retries=retries,
         timeout=timeout,
+        resume=resume,
     )
     return asyncio.run(execute(options))

@@ -99,9 +99,9 @@ class ClaimGuard:
 
     def release(self, name: str) -> list[ReleasedClaim]:
         """Release this process's claims as interrupted by ``name``, saying so on stderr."""
+        from agentic_eval.core.process import this_process
         from agentic_eval.store.db import StoreError
         from agentic_eval.workflow.errors import WorkflowError
-        from agentic_eval.workflow.heartbeat import this_process
 
         held = self.wf.heartbeat.held()
         try:

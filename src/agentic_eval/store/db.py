@@ -15,9 +15,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
-import orjson
 from sqlalchemy import (
     Engine,
     create_engine,
@@ -32,8 +31,11 @@ from sqlalchemy.engine import Connection, make_url
 from agentic_eval._version import __version__
 from agentic_eval.core.scorecard import ProducedBy, Scorecard
 from agentic_eval.core.text import safe_url as core_safe_url
-from agentic_eval.store.models import EvalRun, EvalSample, HistoryEntryRow
+from agentic_eval.store.history_rows import HistoryRows
+from agentic_eval.store.models import EvalRun, EvalSample
 from agentic_eval.store.sqlite_rows import SQLITE_INSERT, sqlite_params
+from agentic_eval.store.values import aware as _aware
+from agentic_eval.store.values import clean
 
 HOME_ENV = "AGENTIC_EVAL_HOME"
 URL_ENV = "AGENTIC_EVAL_DATABASE_URL"
@@ -99,29 +101,6 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
-def _may_hold_nul(value: object) -> bool:
-    """False when no string in ``value`` (keys included) holds a NUL, told cheaply: orjson
-    writes a NUL as ``\\u0000`` (and a backslash as ``\\\\``, so a false alarm at worst);
-    values it cannot write (an object, a huge integer) are taken as possible NULs."""
-    try:
-        return b"\\u0000" in orjson.dumps(value)
-    except TypeError:  # orjson.JSONEncodeError is a TypeError
-        return True
-
-
-def clean(value: Any) -> Any:
-    """``value`` with NUL characters removed from every string (PostgreSQL refuses them)."""
-    if isinstance(value, dict | list | tuple) and not _may_hold_nul(cast(object, value)):
-        return cast(object, value)  # nothing to clean (fast)
-    if isinstance(value, str):
-        return value.replace("\x00", "") if "\x00" in value else value
-    if isinstance(value, dict):
-        return {clean(k): clean(v) for k, v in value.items()}  # pyright: ignore[reportUnknownVariableType]
-    if isinstance(value, list | tuple):
-        return [clean(v) for v in value]  # pyright: ignore[reportUnknownVariableType]
-    return value
-
-
 @dataclass(frozen=True)
 class SampleVerdict:
     """What a sample row says of one sample's verdict."""
@@ -136,7 +115,7 @@ class StoreError(Exception):
     """The database cannot be opened, migrated or written (one line, password hidden)."""
 
 
-class Store:
+class Store(HistoryRows):
     """Runs and samples in a relational database."""
 
     def __init__(self, url: str | None = None) -> None:
@@ -256,6 +235,17 @@ class Store:
                 update(EvalRun).where(EvalRun.id == run_id).values(heartbeat_at=datetime.now(UTC))
             )
 
+    def reopen_run(self, run_id: str, worker: str) -> None:
+        """Mark a stopped run ``running`` again (a resume) by ``worker``: no finish time,
+        heartbeat now."""
+        now = datetime.now(UTC)
+        with self._begin("reopen the run") as conn:
+            conn.execute(
+                update(EvalRun)
+                .where(EvalRun.id == run_id)
+                .values(status="running", finished_at=None, heartbeat_at=now, worker=worker)
+            )
+
     def heartbeat(self, run_id: str) -> None:
         """Say the run's process is alive."""
         with self._begin("update the heartbeat") as conn:
@@ -329,48 +319,6 @@ class Store:
             values.update(gate=gate, failure_rate=failure_rate)
         with self._begin("count the samples") as conn:
             conn.execute(update(EvalRun).where(EvalRun.id == run_id).values(**values))
-
-    def add_history_entry(
-        self,
-        run_id: str,
-        suite: str,
-        recorded_at: datetime,
-        text: str,
-        filed_in: Path | None = None,
-    ) -> None:
-        """Store a run's history entry (canonical JSON) and the history folder its file was
-        written to (None: no file was); a second write for the run is ignored."""
-        import hashlib
-
-        values = clean(
-            {
-                "run_id": run_id,
-                "suite": suite,
-                "entry": text,
-                "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
-                "filed_in": None if filed_in is None else str(filed_in.resolve()),
-            }
-        )
-        values["recorded_at"] = recorded_at
-        with self._begin("store the history entry") as conn:
-            exists = conn.execute(
-                select(HistoryEntryRow.run_id).where(HistoryEntryRow.run_id == run_id)
-            ).first()
-            if exists is None:
-                conn.execute(insert(HistoryEntryRow).values(**values))
-
-    def history_entries(self, suite: str) -> list[HistoryEntryRow]:
-        """A suite's stored history entries, oldest first."""
-        from sqlalchemy.orm import Session
-
-        self.migrate()
-        with Session(self.engine) as session:
-            stmt = (
-                select(HistoryEntryRow)
-                .where(HistoryEntryRow.suite == suite)
-                .order_by(HistoryEntryRow.recorded_at)
-            )
-            return list(session.scalars(stmt))
 
     def runs(self, limit: int = 20) -> list[EvalRun]:
         """The newest runs."""
@@ -452,35 +400,9 @@ class Store:
                     )
         return found
 
-    def filed_runs(self, suite: str, folder: Path) -> dict[str, datetime]:
-        """Runs of ``suite`` whose history entry file was written into ``folder`` (the suite's
-        history root), with when they were recorded."""
-        where = str(folder.resolve())
-        with self._begin("read the history entries") as conn:
-            stmt = select(HistoryEntryRow.run_id, HistoryEntryRow.recorded_at).where(
-                HistoryEntryRow.suite == suite, HistoryEntryRow.filed_in == where
-            )
-            return {run_id: _aware(at) for run_id, at in conn.execute(stmt)}
-
-    def history_texts(self, run_ids: Iterable[str]) -> dict[str, str]:
-        """The store's copies of these runs' history entries, by run id."""
-        ids = list(dict.fromkeys(run_ids))
-        found: dict[str, str] = {}
-        with self._begin("read the history entries") as conn:
-            for start in range(0, len(ids), 500):
-                stmt = select(HistoryEntryRow.run_id, HistoryEntryRow.entry).where(
-                    HistoryEntryRow.run_id.in_(ids[start : start + 500])
-                )
-                found.update({run_id: text for run_id, text in conn.execute(stmt)})
-        return found
-
     def close(self) -> None:
         """Dispose of the connection pool."""
         self.engine.dispose()
-
-
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def _current_revision(conn: Connection) -> str | None:

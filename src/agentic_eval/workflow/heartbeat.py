@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 import os
-import socket
 import threading
 import weakref
 from collections.abc import Callable, Iterable
@@ -59,11 +58,6 @@ def lease_seconds(value: float | None = None) -> float:
             f"(a week), not {value}"
         )
     return float(value)
-
-
-def this_process() -> str:
-    """How a claim names the process holding it: host and pid."""
-    return f"{socket.gethostname()} pid {os.getpid()}"
 
 
 class Heartbeat:

@@ -17,6 +17,7 @@ from typing import Any, cast
 from sqlalchemy import ColumnElement, CursorResult, or_, select, update
 from sqlalchemy.orm import Session
 
+from agentic_eval.core.process import this_process
 from agentic_eval.store.db import Store
 from agentic_eval.store.workflow_tables import (
     SYSTEM_USER_ID,
@@ -28,7 +29,7 @@ from agentic_eval.store.workflow_tables import (
 )
 from agentic_eval.workflow import rows
 from agentic_eval.workflow.errors import NotFound
-from agentic_eval.workflow.heartbeat import Heartbeat, lease_seconds, this_process
+from agentic_eval.workflow.heartbeat import Heartbeat, lease_seconds
 from agentic_eval.workflow.moves import WorkflowMoves
 from agentic_eval.workflow.reads import Clock
 from agentic_eval.workflow.records import AttemptStatus, Claim, ReleasedClaim
