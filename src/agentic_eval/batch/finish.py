@@ -17,6 +17,7 @@ from agentic_eval.batch.plan import RunPlan
 from agentic_eval.core.messages import trusted
 from agentic_eval.core.results import CheckResult, Outcome
 from agentic_eval.core.scorecard import CaseResult, ProducedBy
+from agentic_eval.evaluation.reconcile import Reconciled
 from agentic_eval.evaluation.runner import CaseRun
 from agentic_eval.evaluation.session import Ending, SessionResult, finish_session
 from agentic_eval.evaluation.sinks import RecordingSink, ReplaySink, RunSink
@@ -127,6 +128,21 @@ def finish_plan(
         mark=next((s.external_fixtures for s in specs if s.external_fixtures), None),
     )
     return finish_session(store, run_id, end, plan_sinks(plan) if sinks is None else list(sinks))
+
+
+def sweep_abandoned(store: Store) -> list[tuple[EvalRun, Reconciled]]:
+    """Every ``running`` run whose process died (its heartbeat stopped): the samples it recorded
+    but never stored added from their transcripts, then marked ``abandoned`` (``--resume``
+    can still finish it). Returns each run with what was recovered."""
+    from agentic_eval.evaluation.reconcile import reconcile_run
+
+    swept: list[tuple[EvalRun, Reconciled]] = []
+    for dead in store.abandoned_runs():
+        kept = reconcile_run(store, dead)
+        store.finish_run(dead.id, None, dead.heartbeat_at or dead.started_at, None, "abandoned")
+        store.recount(dead.id)
+        swept.append((dead, kept))
+    return swept
 
 
 def _utc(moment: datetime) -> datetime:

@@ -15,7 +15,7 @@ import click
 from agentic_eval.backends.base import AuthenticationFailed, BackendError
 from agentic_eval.backends.spec import BackendSpec
 from agentic_eval.batch import BatchError, RunPlan, open_run
-from agentic_eval.batch.finish import run_plan
+from agentic_eval.batch.finish import run_plan, sweep_abandoned
 from agentic_eval.batch.planning import replay_plan, suite_plan
 from agentic_eval.batch.run import plan_specs
 from agentic_eval.cli import render
@@ -28,7 +28,6 @@ from agentic_eval.core.settings import RunParameters
 from agentic_eval.core.text import one_line
 from agentic_eval.domains.base import Domain
 from agentic_eval.evaluation.gate import EXIT_CODES
-from agentic_eval.evaluation.reconcile import reconcile_run
 from agentic_eval.evaluation.session import SessionResult
 from agentic_eval.history import (
     HistoryError,
@@ -295,9 +294,8 @@ async def execute(o: RunOptions) -> int:
     try:
         store = Store()
         store.migrate()
-        for dead in store.abandoned_runs():
+        for dead, kept in sweep_abandoned(store):
             started = dead.started_at.strftime("%Y-%m-%d %H:%M")
-            kept = reconcile_run(store, dead)
             found = (
                 f"; {kept.added} sample(s) it recorded under {kept.folder} but never stored "
                 "were added from their transcripts"
@@ -310,8 +308,6 @@ async def execute(o: RunOptions) -> int:
             )
             for line in kept.unreadable[:3]:
                 warn(f"run {dead.id}: a transcript could not be read: {line}")
-            store.finish_run(dead.id, None, dead.heartbeat_at or dead.started_at, None, "abandoned")
-            store.recount(dead.id)
     except StoreError as exc:
         raise click.ClickException(one_line(str(exc))) from None
     stopper = Stopper()
