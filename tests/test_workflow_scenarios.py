@@ -302,8 +302,8 @@ def test_a_live_step_records_and_its_rejection_rounds_replay(
     assert code == 0, out
     assert out.count("outcome: check_failed") == 1 and out.count("outcome: passed") == 1
     assert sorted(p.name for p in (rec / "lead_intelligence" / "fake").iterdir()) == [
+        f"{name}#2.json",  # '#' sorts before '.'
         f"{name}.json",
-        f"{name}@1.json",
     ]
     monkeypatch.setattr("sys.stdin", io.StringIO("reject\nthe revenue figure is invented\nquit\n"))
     code, out = _step(capsys, "--scenario", name, "--backend", "replay", "--agent", "fake",

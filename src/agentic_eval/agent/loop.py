@@ -126,7 +126,7 @@ async def run_agent(
 
     Args:
         backend: Where responses come from.
-        call: Domain and case (the turn is filled in per call).
+        call: Domain, case, epoch and attempt (the turn is filled in per call).
         model: Model name sent in requests.
         system: System prompt.
         task: The task text (first user message).
@@ -175,7 +175,10 @@ async def run_agent(
         request_key = keys.key()
         try:
             response = await backend.complete(
-                request, CallContext(call.domain, call.case_id, turn, request_key, call.sample)
+                request,
+                CallContext(
+                    call.domain, call.case_id, turn, request_key, call.sample, call.attempt
+                ),
             )
             if not isinstance(response, ModelResponse):  # pyright: ignore[reportUnnecessaryIsInstance]
                 raise TypeError(f"the backend returned {type(response).__name__}, not a response")

@@ -7,6 +7,8 @@ the evaluation, so that live, scripted, recorded and replayed runs drive identic
 from __future__ import annotations
 
 import asyncio
+import functools
+import inspect
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
@@ -19,7 +21,8 @@ from agentic_eval.core.transcript import Transcript
 
 @dataclass(frozen=True)
 class CallContext:
-    """Where a model call happens: which sample of which case of which suite, which turn."""
+    """Where a model call happens: which sample (case, epoch, attempt) of which suite, which
+    turn."""
 
     domain: str
     case_id: str
@@ -27,14 +30,28 @@ class CallContext:
     request_key: str = ""
     """The request's canonical key, when the caller computed it (the loop always does)."""
     sample: int = 0
+    """The epoch: the sample index of a batch."""
+    attempt: int = 1
+    """The attempt: the rejection round of a workflow step, from 1."""
 
     def __init__(
-        self, domain: str, case_id: str, turn: int, request_key: str = "", sample: int = 0
+        self,
+        domain: str,
+        case_id: str,
+        turn: int,
+        request_key: str = "",
+        sample: int = 0,
+        attempt: int = 1,
     ) -> None:
         # The loop makes one per model call: filling the instance dict directly costs half of
         # what the generated frozen __init__ (one object.__setattr__ per field) does.
         self.__dict__.update(
-            domain=domain, case_id=case_id, turn=turn, request_key=request_key, sample=sample
+            domain=domain,
+            case_id=case_id,
+            turn=turn,
+            request_key=request_key,
+            sample=sample,
+            attempt=attempt,
         )
 
 
@@ -102,8 +119,15 @@ class ModelBackend(ABC):
         name = type(self).__name__
         return BackendInfo(backend=name, model=name, agent=name, agent_kind="model")
 
-    async def start_case(self, domain: str, case_id: str, sample: int = 0) -> None:  # noqa: B027
-        """Called before a sample's first request (replay loads its transcript here)."""
+    async def start_case(  # noqa: B027
+        self, domain: str, case_id: str, sample: int = 0, attempt: int = 1
+    ) -> None:
+        """Called before a sample's first request (replay loads its transcript here).
+
+        The harness passes ``attempt`` only past the first attempt, and only to a backend whose
+        ``start_case`` takes it (see :func:`start_sample`): an override written before attempts
+        existed, ``start_case(self, domain, case_id, sample=0)``, keeps working.
+        """
 
     def review(self, transcript: Transcript) -> Review:
         """Look at a judged transcript before it is final (replay compares it with the recording).
@@ -123,9 +147,13 @@ class ModelBackend(ABC):
         del encoded
         return self.review(transcript)
 
-    def transcript_ref(self, domain: str, case_id: str, sample: int = 0) -> str | None:
-        """Where this backend keeps the sample's transcript file, if it has one (for the store)."""
-        del domain, case_id, sample
+    def transcript_ref(
+        self, domain: str, case_id: str, sample: int = 0, attempt: int = 1
+    ) -> str | None:
+        """Where this backend keeps the sample's transcript file, if it has one (for the store).
+
+        Called as :meth:`start_case` is (see :func:`sample_transcript_ref`)."""
+        del domain, case_id, sample, attempt
         return None
 
     async def finish_case(self, transcript: Transcript) -> None:  # noqa: B027
@@ -133,6 +161,42 @@ class ModelBackend(ABC):
 
     async def aclose(self) -> None:  # noqa: B027
         """Release connections."""
+
+
+@functools.cache
+def _takes_attempt(function: Callable[..., object]) -> bool:
+    """Whether a method accepts an ``attempt`` keyword (or any keyword)."""
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):  # pragma: no cover - a builtin without a signature
+        return False
+    return any(p.name == "attempt" or p.kind is p.VAR_KEYWORD for p in parameters)
+
+
+def _method_takes_attempt(method: Callable[..., object]) -> bool:
+    return _takes_attempt(getattr(method, "__func__", method))
+
+
+async def start_sample(
+    backend: ModelBackend, domain: str, case_id: str, sample: int = 0, attempt: int = 1
+) -> None:
+    """``backend.start_case`` for one sample: ``attempt`` is passed past the first attempt to a
+    backend whose ``start_case`` takes it; one written before attempts existed is called as it
+    was (it sees the case and the epoch)."""
+    if attempt != 1 and _method_takes_attempt(backend.start_case):
+        await backend.start_case(domain, case_id, sample, attempt=attempt)
+    else:
+        await backend.start_case(domain, case_id, sample)
+
+
+def sample_transcript_ref(
+    backend: ModelBackend, domain: str, case_id: str, sample: int = 0, attempt: int = 1
+) -> str | None:
+    """``backend.transcript_ref`` for one sample, called as :func:`start_sample` calls
+    ``start_case``."""
+    if attempt != 1 and _method_takes_attempt(backend.transcript_ref):
+        return backend.transcript_ref(domain, case_id, sample, attempt=attempt)
+    return backend.transcript_ref(domain, case_id, sample)
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from agentic_eval.evaluation.scenario import (
     run_scenario,
 )
 from agentic_eval.evaluation.settings import RunSettings
-from agentic_eval.recordings.files import RecordingError, list_agents, list_transcripts
+from agentic_eval.recordings.files import RecordingError, list_agents, list_transcript_files
 from agentic_eval.recordings.layout import LabelError, agent_dir, check_label
 from agentic_eval.recordings.replay import ReplayBackend
 from agentic_eval.store.db import Store, StoreError
@@ -97,7 +97,7 @@ def _backend(o: StepOptions, s: AgentScenario) -> tuple[ModelBackend, RunSetting
             backend = ReplayBackend(agent_dir(o.recordings, s.workflow.key, agent))
         except RecordingError as exc:
             raise click.ClickException(one_line(str(exc))) from None
-        if not any(case == s.name for case, _ in backend.paths):
+        if not any(key.case_id == s.name for key in backend.files):
             raise click.UsageError(
                 f"no recording of scenario {s.name} by {agent!r} under {o.recordings}"
             )
@@ -245,16 +245,21 @@ async def execute_step(o: StepOptions) -> int:
         )
     if o.record:
         folder = agent_dir(o.recordings, s.workflow.key, info.agent)
-        _warn_stale_rounds(folder, s.name, run.case.result.sample)
+        _warn_stale_rounds(folder, s.name, run.epoch, run.attempt)
     return _exit_code(run)
 
 
-def _warn_stale_rounds(folder: Path, name: str, last: int) -> None:
-    """Recording never deletes a file it did not write: name older rounds it left in place."""
-    stale = sorted(n for (case, n) in list_transcripts(folder) if case == name and n > last)
+def _warn_stale_rounds(folder: Path, name: str, epoch: int, last: int) -> None:
+    """Recording never deletes a file it did not write: name the later rounds (attempts past
+    ``last`` of the same epoch) an earlier recording left in place."""
+    stale = [
+        path.name
+        for key, path in list_transcript_files(folder).items()
+        if key.case_id == name and key.sample == epoch and key.attempt > last
+    ]
     if stale:
         click.echo(
-            f"agentic-eval: warning: {folder} still holds rounds {stale} of {name} from an "
-            "earlier recording; delete them if they no longer belong",
+            f"agentic-eval: warning: {folder} still holds later rounds of {name} from an "
+            f"earlier recording ({', '.join(stale)}); delete them if they no longer belong",
             err=True,
         )

@@ -7,7 +7,14 @@ from typing import Any
 
 import click
 
-from agentic_eval.backends.base import BackendInfo, CallContext, ModelBackend, Review
+from agentic_eval.backends.base import (
+    BackendInfo,
+    CallContext,
+    ModelBackend,
+    Review,
+    sample_transcript_ref,
+    start_sample,
+)
 from agentic_eval.core.messages import Message, ToolResultBlock, ToolUseBlock
 from agentic_eval.core.model import ModelRequest, ModelResponse
 from agentic_eval.core.text import printable
@@ -41,10 +48,12 @@ class ShowingBackend(ModelBackend):
         self.inner = inner
         self._seen = 0
 
-    async def start_case(self, domain: str, case_id: str, sample: int = 0) -> None:
+    async def start_case(
+        self, domain: str, case_id: str, sample: int = 0, attempt: int = 1
+    ) -> None:
         """Forward; the next request is printed whole."""
         self._seen = 0
-        await self.inner.start_case(domain, case_id, sample)
+        await start_sample(self.inner, domain, case_id, sample, attempt)
 
     async def complete(self, request: ModelRequest, call: CallContext) -> ModelResponse:
         """Print the new part of the prompt, ask the wrapped backend, print the response."""
@@ -70,9 +79,11 @@ class ShowingBackend(ModelBackend):
         """Forward."""
         return self.inner.review(transcript)
 
-    def transcript_ref(self, domain: str, case_id: str, sample: int = 0) -> str | None:
+    def transcript_ref(
+        self, domain: str, case_id: str, sample: int = 0, attempt: int = 1
+    ) -> str | None:
         """Forward."""
-        return self.inner.transcript_ref(domain, case_id, sample)
+        return sample_transcript_ref(self.inner, domain, case_id, sample, attempt)
 
     async def finish_case(self, transcript: Transcript) -> None:
         """Forward."""

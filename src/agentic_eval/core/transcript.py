@@ -103,6 +103,13 @@ class Transcript(Frozen):
     domain: str = Field(description="Suite (domain) name.")
     case_id: str = Field(description="Case id.")
     sample: int = Field(default=0, ge=0, description="Sample index (epoch) of the case.")
+    attempt: int = Field(
+        default=1,
+        ge=1,
+        description="Attempt: the rejection round of a workflow step, from 1 (a domain case's "
+        "samples have one). Absent from the file at 1, so a transcript of a first attempt has "
+        "the bytes it had before attempts were recorded.",
+    )
     provenance: Provenance = Field(description="What produced it.")
     request: RequestTemplate | None = Field(description="Fixed request parts (None if no call).")
     turns: tuple[Turn, ...] = Field(description="Model calls, in order.")
@@ -110,6 +117,13 @@ class Transcript(Frozen):
     policy_events: tuple[PolicyEvent, ...] = Field(description="Approval checkpoint events.")
     output: dict[str, Any] | None = Field(description="Schema-validated final output, if any.")
     verdict: Verdict = Field(description="Outcome and check results.")
+
+    @model_serializer(mode="wrap")
+    def _drop_first_attempt(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("attempt") == 1:
+            del data["attempt"]
+        return data
 
     def request_at(self, index: int) -> ModelRequest:
         """Rebuild the request recorded at turn ``index`` from the template and the turns.
@@ -197,6 +211,7 @@ def encode_transcript(
         "provenance": Fragment(provenance),
         "request": None if request is None else Fragment(request),
         "sample": t.sample,
+        **({} if t.attempt == 1 else {"attempt": t.attempt}),
         "schema_version": t.schema_version,
         "tool_calls": [c.__dict__ for c in t.tool_calls],
         "turns": [Fragment(turn) for turn in turns],

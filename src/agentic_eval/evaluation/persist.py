@@ -13,7 +13,8 @@ from agentic_eval.store.db import Store
 def sample_row(
     run: CaseRun, transcript_ref: str | None, worker: str | None = None
 ) -> dict[str, Any]:
-    """The ``eval_sample`` columns of one sample run.
+    """The ``eval_sample`` columns of one sample run: its case, epoch (``sample``) and attempt
+    (the rejection round) each in its own column.
 
     The transcript itself is stored in the row when no file holds it (``transcript_ref`` None),
     so every run keeps its transcripts, live runs included.
@@ -23,7 +24,7 @@ def sample_row(
     return {
         "case_id": r.case_id,
         "sample": r.sample,
-        "attempt": 1,
+        "attempt": run.attempt,
         "worker_id": worker,
         "started_at": run.started_at,
         "finished_at": run.finished_at,

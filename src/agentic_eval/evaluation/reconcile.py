@@ -5,7 +5,8 @@ SampleBuffer`); a SIGKILL or a power cut loses the rows of the last batch, while
 has already written those samples' transcripts. When such a run is next read (the next run
 finds it abandoned), :func:`reconcile_run` adds a row for every transcript the run recorded that
 has no row yet, judged exactly as the transcript says. A sample is never counted twice: a
-transcript whose (case, sample) already has a row is left alone.
+transcript whose (case, epoch) already has a row is left alone (the store keys its rows by
+(run, case, epoch); a recorded domain run's samples each have one attempt).
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ def reconcile_run(store: Store, run: EvalRun) -> Reconciled:
         if (
             t.domain != run.domain
             or t.provenance.agent != run.agent
-            or path.name != transcript_name(t.case_id, t.sample)
+            or path.name != transcript_name(t.case_id, t.sample, t.attempt)
             or (t.case_id, t.sample) in have
         ):
             continue
@@ -106,6 +107,7 @@ def _row(t: Transcript, ref: str) -> dict[str, Any]:
         sum(u.input_tokens for u in tokens),
         sum(u.output_tokens for u in tokens),
         None,
+        attempt=t.attempt,
     )
     return sample_row(run, ref)
 

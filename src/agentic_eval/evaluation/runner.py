@@ -24,6 +24,7 @@ from agentic_eval.backends.base import (
     BackendInfo,
     CallContext,
     ModelBackend,
+    start_sample,
 )
 from agentic_eval.checks.base import CheckContext, Trace, run_checks
 from agentic_eval.core.canonical import canonical_bytes
@@ -39,6 +40,7 @@ from agentic_eval.core.transcript import (
 )
 from agentic_eval.evaluation.gate import case_result
 from agentic_eval.evaluation.settings import RunSettings
+from agentic_eval.recordings.layout import sample_name
 from agentic_eval.tasks.spec import TaskSpec
 
 
@@ -59,11 +61,15 @@ class CaseRun:
     """Replay only: whether the recording was reproduced in every field."""
     problem: str = ""
     """Replay only: the first field not reproduced."""
+    attempt: int = 1
+    """The sample's attempt (the rejection round of a workflow step, from 1); its epoch is
+    ``result.sample``. Kept here rather than in the scorecard's :class:`CaseResult`, whose
+    samples each have one attempt (a scenario's rounds are each a run of their own)."""
 
 
 @dataclass(frozen=True)
 class TasksRun:
-    """The sample results of a run, sorted by case id then sample."""
+    """The sample results of a run, sorted by case id, then epoch, then attempt."""
 
     cases: tuple[CaseRun, ...]
     started_at: datetime
@@ -144,7 +150,7 @@ async def run_case(spec: TaskSpec[Any], backend: ModelBackend, settings: RunSett
     """
     started_at = datetime.now(UTC)
     started = time.perf_counter()
-    await backend.start_case(spec.suite, spec.case_id, spec.sample)
+    await start_sample(backend, spec.suite, spec.case_id, spec.sample, spec.attempt)
     env, broken = _prepare(spec)
     checkpoint = ApprovalCheckpoint(settings.approval_mode, spec.approver)
     if broken is not None:
@@ -154,7 +160,7 @@ async def run_case(spec: TaskSpec[Any], backend: ModelBackend, settings: RunSett
     else:
         run = await run_agent(
             backend,
-            CallContext(domain=spec.suite, case_id=spec.case_id, turn=0, sample=spec.sample),
+            CallContext(spec.suite, spec.case_id, 0, sample=spec.sample, attempt=spec.attempt),
             model=settings.model,
             system=spec.system_prompt,
             task=spec.task,
@@ -176,6 +182,7 @@ async def run_case(spec: TaskSpec[Any], backend: ModelBackend, settings: RunSett
             "domain": spec.suite,
             "case_id": spec.case_id,
             "sample": spec.sample,
+            "attempt": spec.attempt,
             "provenance": provenance,
             "request": run.request,
             "turns": tuple(run.turns),
@@ -210,6 +217,7 @@ async def run_case(spec: TaskSpec[Any], backend: ModelBackend, settings: RunSett
         output_tokens=run.output_tokens,
         reproduced=review.reproduced,
         problem=review.problem,
+        attempt=spec.attempt,
     )
 
 
@@ -248,6 +256,19 @@ def _provenance(
     return provenance, encoded
 
 
+def _refuse_clashes(specs: Sequence[TaskSpec[Any]]) -> None:
+    seen: set[tuple[str, str, int, int]] = set()
+    for spec in specs:
+        key = spec.key()
+        if key in seen:
+            name = sample_name(spec.case_id, spec.sample, spec.attempt)
+            raise ValueError(
+                f"sample {name} of {spec.suite} is given twice (epoch {spec.sample}, attempt "
+                f"{spec.attempt}): a sample is one (case, epoch, attempt)"
+            )
+        seen.add(key)
+
+
 CaseCallback = Callable[[CaseRun], None]
 PAUSE_EVERY = 16
 """A sequential run gives the event loop a turn (signal handlers, the heartbeat) before every
@@ -275,8 +296,11 @@ async def run_tasks(
             ones in flight finish and are reported).
 
     Raises:
+        ValueError: When two specs are the same sample (suite, case, epoch, attempt): their
+            recordings, replays and rows would clash. Nothing has run.
         AuthenticationFailed: At the first refusal of credentials; other samples are cancelled.
     """
+    _refuse_clashes(specs)
     started_at = datetime.now(UTC)
     semaphore = asyncio.Semaphore(max(1, concurrency))
     runs: list[CaseRun] = []
@@ -296,6 +320,7 @@ async def run_tasks(
                 r.output_tokens,
                 r.reproduced,
                 r.problem,
+                r.attempt,
             )
         )
 
@@ -321,5 +346,5 @@ async def run_tasks(
                     group.create_task(one(spec))
         except* AuthenticationFailed as group_error:
             raise group_error.exceptions[0] from None
-    runs.sort(key=lambda r: (r.result.case_id, r.result.sample))
+    runs.sort(key=lambda r: (r.result.case_id, r.result.sample, r.attempt))
     return TasksRun(cases=tuple(runs), started_at=started_at, finished_at=datetime.now(UTC))

@@ -10,10 +10,11 @@ scenario's checks. It never raises for agent failures: a bad run is an outcome.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from agentic_eval.backends.base import ModelBackend
+from agentic_eval.backends.base import ModelBackend, sample_transcript_ref
 from agentic_eval.backends.spec import BackendKind
 from agentic_eval.checks.base import Check
 from agentic_eval.core.results import Outcome
@@ -42,6 +43,7 @@ class StepRun:
     claim_id: str
     attempt_id: str
     attempt_number: int
+    """The workflow's number of the attempt at the step (seeded attempts count too)."""
     feedback: tuple[str, ...]
     """The operator feedback this attempt was given (shown in its prompt)."""
     case: CaseRun
@@ -50,6 +52,17 @@ class StepRun:
     def outcome(self) -> Outcome:
         """passed, check_failed, error or transient."""
         return self.case.result.outcome
+
+    @property
+    def epoch(self) -> int:
+        """The sample's epoch (the N of a batch)."""
+        return self.case.result.sample
+
+    @property
+    def attempt(self) -> int:
+        """The sample's attempt: the agent's rejection round at the step, from 1 (its first
+        attempt in the sample; earlier rejections the scenario seeds do not count)."""
+        return self.case.attempt
 
 
 def _store_sample(
@@ -78,7 +91,7 @@ def _store_sample(
         planned_samples=1,
     )
     r = case.result
-    ref = backend.transcript_ref(suite, r.case_id, r.sample)
+    ref = sample_transcript_ref(backend, suite, r.case_id, r.sample, case.attempt)
     store.add_samples(run_id, [sample_row(case, ref)])
     store.finish_run(run_id, None, case.finished_at, case.reproduced)
 
@@ -127,11 +140,15 @@ async def attempt_step(
     case_id: str,
     extra_checks: Sequence[Check] = (),
     sample: int = 0,
+    attempt: int = 1,
     external_fixtures: str | None = None,
     mode: BackendKind | None = None,
     on_sample: Callable[[CaseRun], None] | None = None,
 ) -> StepRun:
     """Claim ``step_key`` of a job for the agent, run it, and finish the attempt.
+
+    The sample is keyed (``case_id``, epoch ``sample``, ``attempt``): ``attempt`` is the
+    agent's rejection round at the step (1: its first attempt), never packed into the epoch.
 
     The agent sees the job's requirements and inputs, the upstream outputs approved as of its
     claim, and every earlier rejection reason. An output that validated is submitted for an
@@ -142,7 +159,7 @@ async def attempt_step(
     """
     claim = wf.claim_step(job_id, step_key, agent_user(wf, backend).id)
     job = wf.job(job_id)
-    attempt = next(a for a in wf.attempts(job_id, step_key) if a.id == claim.attempt_id)
+    step_attempt = next(a for a in wf.attempts(job_id, step_key) if a.id == claim.attempt_id)
     spec = step_task(
         workflow,
         step_key,
@@ -150,12 +167,14 @@ async def attempt_step(
         requirements=job.requirements,
         inputs=job.inputs,
         upstream=wf.outputs_as_of(job_id, claim.claimed_at),
-        feedback=attempt.feedback,
+        feedback=step_attempt.feedback,
         extra_checks=extra_checks,
         limits=settings.limits,
         sample=sample,
         external_fixtures=external_fixtures,
     )
+    if attempt != 1:
+        spec = dataclasses.replace(spec, attempt=attempt)
     try:
         case = await run_case(spec, backend, settings)
     except (asyncio.CancelledError, KeyboardInterrupt) as exc:  # stopped: interrupted, not failed
@@ -173,14 +192,14 @@ async def attempt_step(
     if on_sample is not None:  # a sample of a batch run: the batch's sinks keep it
         on_sample(case)
     else:
-        _store_sample(wf, spec.suite, case, backend, settings, mode, attempt.id)
+        _store_sample(wf, spec.suite, case, backend, settings, mode, step_attempt.id)
     return StepRun(
         job_id=job_id,
         step_key=step_key,
         claim_id=claim.id,
-        attempt_id=attempt.id,
-        attempt_number=attempt.number,
-        feedback=tuple(attempt.feedback),
+        attempt_id=step_attempt.id,
+        attempt_number=step_attempt.number,
+        feedback=tuple(step_attempt.feedback),
         case=case,
     )
 
@@ -232,7 +251,8 @@ async def reject_and_retry(
     mode: BackendKind | None = None,
 ) -> StepRun:
     """The operator rejects ``previous`` with ``reason``; the agent tries again with it as
-    feedback (the next sample index, so a recording keeps every round)."""
+    feedback: the same epoch, the next attempt (so a recording keeps every round, and several
+    epochs of the scenario never meet its rounds)."""
     operator = wf.ensure_user(OPERATOR, role="operator")
     wf.decide(previous.attempt_id, operator.id, "reject", reason)
     return await attempt_step(
@@ -244,7 +264,8 @@ async def reject_and_retry(
         settings=settings,
         case_id=case_id,
         extra_checks=extra_checks,
-        sample=previous.case.result.sample + 1,
+        sample=previous.epoch,
+        attempt=previous.attempt + 1,
         external_fixtures=external_fixtures,
         mode=mode,
     )

@@ -4,7 +4,7 @@ recording."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ from agentic_eval.core.scorecard import CaseResult, Scorecard
 from agentic_eval.core.transcript import Transcript
 from agentic_eval.recordings.files import (
     RecordingError,
-    list_transcripts,
+    list_transcript_files,
     parse_json,
     read_bounded,
     read_scorecard,
@@ -27,7 +27,7 @@ from agentic_eval.recordings.files import (
     scorecard_path,
     write_atomic,
 )
-from agentic_eval.recordings.layout import transcript_name
+from agentic_eval.recordings.layout import TranscriptKey, transcript_name
 
 _GROUP = 64
 """Cases serialised per call: one call per case costs more than the serialisation."""
@@ -164,11 +164,16 @@ def _same_bytes(path: Path, chunks: Iterable[bytes]) -> bool:
         return False
 
 
+def _planned(key: TranscriptKey, keep: Collection[tuple[str, int] | tuple[str, int, int]]) -> bool:
+    """Whether a run's keys hold ``key`` (a (case, epoch) pair stands for the first attempt)."""
+    return key in keep or (key.attempt == 1 and (key.case_id, key.sample) in keep)
+
+
 def rewrite_scorecard(
     directory: Path,
     suite: str,
     agent: str,
-    keep: set[tuple[str, int]] | None,
+    keep: Collection[tuple[str, int] | tuple[str, int, int]] | None,
     build: Callable[[Iterable[CaseResult]], Scorecard],
     result_of: Callable[[Transcript], CaseResult],
 ) -> tuple[Path, list[Path]]:
@@ -178,8 +183,9 @@ def rewrite_scorecard(
         directory: The agent folder.
         suite: The suite the folder belongs to.
         agent: The agent label.
-        keep: For a full recording, the (case, sample) keys of the run: transcripts of this
-            suite and agent for other keys are stale and removed. Nothing else is ever deleted.
+        keep: For a full recording, the keys of the run, (case, epoch) or (case, epoch,
+            attempt) (a pair stands for the first attempt): transcripts of this suite and agent
+            for other keys are stale and removed. Nothing else is ever deleted.
         build: Builds the scorecard from case results.
         result_of: A transcript's case result.
 
@@ -191,7 +197,7 @@ def rewrite_scorecard(
     """
     results: list[CaseResult] = []
     foreign: list[Path] = []
-    for key, path in list_transcripts(directory).items():
+    for key, path in list_transcript_files(directory).items():
         try:
             t = read_transcript(path)
         except RecordingError:
@@ -201,8 +207,8 @@ def rewrite_scorecard(
         if not ours:
             foreign.append(path)
             continue
-        if keep is not None and key not in keep:
-            if path.name == transcript_name(t.case_id, t.sample):
+        if keep is not None and not _planned(key, keep):
+            if path.name == transcript_name(t.case_id, t.sample, t.attempt):
                 path.unlink()  # a stale transcript this agent's recording wrote
             else:
                 foreign.append(path)  # a copy under another name: not ours to delete

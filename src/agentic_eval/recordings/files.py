@@ -21,6 +21,7 @@ from agentic_eval.core.scorecard import Scorecard
 from agentic_eval.core.transcript import Transcript
 from agentic_eval.recordings.layout import (
     SCORECARD_FILE,
+    TranscriptKey,
     folder_label,
     parse_transcript_name,
     transcript_path,
@@ -164,9 +165,8 @@ def validate(model: type[M], path: Path, data: Any, what: str) -> M:
 
 def write_transcript(root: Path, transcript: Transcript) -> Path:
     """Write one sample's transcript; returns its path."""
-    path = transcript_path(
-        root, transcript.domain, transcript.provenance.agent, transcript.case_id, transcript.sample
-    )
+    t = transcript
+    path = transcript_path(root, t.domain, t.provenance.agent, t.case_id, t.sample, t.attempt)
     write_atomic(path, canonical_file_text(transcript))
     return path
 
@@ -180,13 +180,14 @@ def read_transcript(path: Path) -> Transcript:
     return validate(Transcript, path, parse_json(path, read_bounded(path)), "transcript")
 
 
-def list_transcripts(directory: Path) -> dict[tuple[str, int], Path]:
-    """Transcript files of an agent folder by (case id, sample), sorted; other entries ignored.
+def list_transcript_files(directory: Path) -> dict[TranscriptKey, Path]:
+    """Every transcript file of an agent folder by its key (case id, epoch, attempt), sorted;
+    other entries ignored.
 
     Raises:
         RecordingError: When a ``*.json`` entry is not a regular file.
     """
-    found: dict[tuple[str, int], Path] = {}
+    found: dict[TranscriptKey, Path] = {}
     if not directory.is_dir():
         return found
     with os.scandir(directory) as listing:  # its entries know their type: no stat per file
@@ -199,6 +200,21 @@ def list_transcripts(directory: Path) -> dict[tuple[str, int], Path]:
             raise RecordingError(f"{directory / entry.name}: not a regular file")
         found[key] = directory / entry.name
     return dict(sorted(found.items()))
+
+
+def list_transcripts(directory: Path) -> dict[tuple[str, int], Path]:
+    """The first attempt of every sample of an agent folder by (case id, epoch), sorted: what
+    a domain run replays (its samples have one attempt). :func:`list_transcript_files` lists
+    the later attempts (rejection rounds) too.
+
+    Raises:
+        RecordingError: When a ``*.json`` entry is not a regular file.
+    """
+    return {
+        (key.case_id, key.sample): path
+        for key, path in list_transcript_files(directory).items()
+        if key.attempt == 1
+    }
 
 
 def list_agents(root: Path, suite: str) -> list[str]:

@@ -1,5 +1,13 @@
-"""Where recordings live: ``<root>/<suite>/<agent folder>/<case id>[@<sample>].json`` plus
-``scorecard.json`` beside them.
+"""Where recordings live: ``<root>/<suite>/<agent folder>/<case id>[@<epoch>][#<attempt>].json``
+plus ``scorecard.json`` beside them.
+
+A sample is keyed (case, epoch, attempt): the epoch is the N of a batch (``@1`` is the second
+sample), the attempt the rejection round of a workflow step (``#2`` is the retry after the first
+rejection). Both are left out at their first value, so ``<case id>.json`` is epoch 0, attempt 1,
+and every name written before attempts existed keeps its meaning (``@N`` was always the epoch of
+a domain case). Case ids hold only letters, digits, ``.``, ``_`` and ``-`` (never ``@`` or ``#``),
+so the two markers cannot be confused with a case id; only the canonical spelling of a key is a
+transcript name (no ``@0``, ``#1`` or leading zeros), so two files never hold the same key.
 
 An agent label is any printable text (a model name may hold ``/``); its folder name is the label
 percent-encoded to letters, digits, ``.``, ``_`` and ``-`` (a leading ``.`` encoded too), so a
@@ -10,6 +18,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import quote, unquote
 
 SCORECARD_FILE = "scorecard.json"
@@ -68,24 +77,46 @@ def agent_dir(root: Path, suite: str, agent: str) -> Path:
     return root / suite / label_folder(agent)
 
 
-def transcript_name(case_id: str, sample: int = 0) -> str:
-    """``<case id>.json`` for sample 0, ``<case id>@<n>.json`` for later samples."""
-    return f"{case_id}.json" if sample == 0 else f"{case_id}@{sample}.json"
+class TranscriptKey(NamedTuple):
+    """The key of one sample's transcript: case id, epoch (``sample``) and attempt."""
+
+    case_id: str
+    sample: int = 0
+    """The epoch: the sample index of a batch, from 0."""
+    attempt: int = 1
+    """The attempt: the rejection round of a workflow step, from 1."""
 
 
-def parse_transcript_name(name: str) -> tuple[str, int] | None:
-    """(case id, sample) of a transcript file name, or None for other files."""
+_NAME = re.compile(r"([^@#]+)(?:@([1-9][0-9]*))?(?:#([2-9]|[1-9][0-9]+))?")
+
+
+def sample_name(case_id: str, sample: int = 0, attempt: int = 1) -> str:
+    """``<case id>[@<epoch>][#<attempt>]``: the epoch past 0 and the attempt past 1 (how a file
+    is named and how a sample is shown)."""
+    name = case_id if sample == 0 else f"{case_id}@{sample}"
+    return name if attempt == 1 else f"{name}#{attempt}"
+
+
+def transcript_name(case_id: str, sample: int = 0, attempt: int = 1) -> str:
+    """``<case id>.json`` for epoch 0, attempt 1; ``<case id>@<epoch>.json`` for later epochs;
+    ``#<attempt>`` before ``.json`` for later attempts (``<case id>@1#2.json``)."""
+    return f"{sample_name(case_id, sample, attempt)}.json"
+
+
+def parse_transcript_name(name: str) -> TranscriptKey | None:
+    """The key of a transcript file name, or None for other files (the scorecard, hidden files,
+    and any name :func:`transcript_name` would not write)."""
     if not name.endswith(".json") or name == SCORECARD_FILE or name.startswith("."):
         return None
-    stem = name.removesuffix(".json")
-    case_id, _, sample = stem.partition("@")
-    if not case_id:
+    found = _NAME.fullmatch(name.removesuffix(".json"))
+    if found is None:
         return None
-    if not sample:
-        return case_id, 0
-    return (case_id, int(sample)) if sample.isdigit() and sample[0] != "0" else None
+    case_id, sample, attempt = found.groups()
+    return TranscriptKey(case_id, int(sample or 0), int(attempt or 1))
 
 
-def transcript_path(root: Path, suite: str, agent: str, case_id: str, sample: int = 0) -> Path:
+def transcript_path(
+    root: Path, suite: str, agent: str, case_id: str, sample: int = 0, attempt: int = 1
+) -> Path:
     """The transcript file of one sample."""
-    return agent_dir(root, suite, agent) / transcript_name(case_id, sample)
+    return agent_dir(root, suite, agent) / transcript_name(case_id, sample, attempt)

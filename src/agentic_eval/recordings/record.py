@@ -10,7 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from agentic_eval.backends.base import BackendInfo, CallContext, ModelBackend, Review
+from agentic_eval.backends.base import (
+    BackendInfo,
+    CallContext,
+    ModelBackend,
+    Review,
+    start_sample,
+)
 from agentic_eval.core.model import ModelRequest, ModelResponse
 from agentic_eval.core.transcript import Transcript
 from agentic_eval.recordings.files import (
@@ -35,7 +41,8 @@ class RecordingBackend(ModelBackend):
         self.written: set[Path] = set()
         """Transcript files this backend wrote (recording never deletes anything else)."""
         self.skipped: list[tuple[str, str, int]] = []
-        """(suite, case, sample) of transient samples, not written (see :meth:`finish_case`)."""
+        """(suite, case, epoch) of transient samples, not written (see :meth:`finish_case`); a
+        domain run's samples have one attempt each."""
         self._checked: set[str] = set()
 
     def check_folder(self, suite: str) -> None:
@@ -76,10 +83,12 @@ class RecordingBackend(ModelBackend):
         """The wrapped backend's identity (recording does not change what produced the run)."""
         return self.inner.info()
 
-    async def start_case(self, domain: str, case_id: str, sample: int = 0) -> None:
+    async def start_case(
+        self, domain: str, case_id: str, sample: int = 0, attempt: int = 1
+    ) -> None:
         """Check the folder (once per suite) and forward to the wrapped backend."""
         self.check_folder(domain)
-        await self.inner.start_case(domain, case_id, sample)
+        await start_sample(self.inner, domain, case_id, sample, attempt)
 
     def review(self, transcript: Transcript) -> Review:
         """Forward to the wrapped backend."""
@@ -89,9 +98,12 @@ class RecordingBackend(ModelBackend):
         """Forward to the wrapped backend."""
         return self.inner.review_encoded(transcript, encoded)
 
-    def transcript_ref(self, domain: str, case_id: str, sample: int = 0) -> str | None:
+    def transcript_ref(
+        self, domain: str, case_id: str, sample: int = 0, attempt: int = 1
+    ) -> str | None:
         """The transcript file this backend writes for the sample."""
-        return str(transcript_path(self.root, domain, self.info().agent, case_id, sample))
+        agent = self.info().agent
+        return str(transcript_path(self.root, domain, agent, case_id, sample, attempt))
 
     async def finish_case(self, transcript: Transcript) -> None:
         """Write the transcript (atomically); a transient sample's is not written.
@@ -107,7 +119,8 @@ class RecordingBackend(ModelBackend):
         try:
             self.written.add(write_transcript(self.root, transcript))
         except OSError as exc:
-            where = self.transcript_ref(transcript.domain, transcript.case_id, transcript.sample)
+            t = transcript
+            where = self.transcript_ref(t.domain, t.case_id, t.sample, t.attempt)
             raise RecordingError(f"cannot write {where}: {exc.strerror or exc}") from None
 
     async def aclose(self) -> None:

@@ -46,12 +46,12 @@ from agentic_eval.core.transcript import (
 )
 from agentic_eval.recordings.files import (
     RecordingError,
-    list_transcripts,
+    list_transcript_files,
     parse_json,
     read_bounded,
     read_transcript,
 )
-from agentic_eval.recordings.layout import folder_label
+from agentic_eval.recordings.layout import TranscriptKey, folder_label
 
 
 class _ServedTurn(Frozen):
@@ -70,7 +70,8 @@ class _ServedTurn(Frozen):
 
 _TURNS = TypeAdapter(tuple[_ServedTurn, ...])
 _MESSAGES = TypeAdapter(tuple[Message, ...])
-Key = tuple[str, int]
+Key = tuple[str, int, int]
+"""(case id, epoch, attempt), a plain tuple on the hot path (equal to its TranscriptKey)."""
 
 
 class _Loaded:
@@ -82,7 +83,7 @@ class _Loaded:
         self.path, self.data, self.turns = path, data, turns
 
 
-def _read(path: Path, raw: bytes, key: Key) -> _Loaded | str:
+def _read(path: Path, raw: bytes, key: TranscriptKey) -> _Loaded | str:
     """A recording's data and turns, or the problem that stops it from being replayed."""
     try:
         parsed = parse_json(path, raw)
@@ -94,11 +95,9 @@ def _read(path: Path, raw: bytes, key: Key) -> _Loaded | str:
                 f"{path}: transcript format version {data.get('schema_version')!r} is not "
                 f"the supported {TRANSCRIPT_SCHEMA_VERSION}"
             )
-        if (data.get("case_id"), data.get("sample", 0)) != key:
-            raise RecordingError(
-                f"{path}: holds case {data.get('case_id')!r} sample {data.get('sample')!r}, "
-                f"not {key[0]!r} sample {key[1]}"
-            )
+        held = (data.get("case_id"), data.get("sample", 0), data.get("attempt", 1))
+        if held != key:
+            raise RecordingError(f"{path}: holds case {_describe(*held)}, not {_describe(*key)}")
         turns = _TURNS.validate_python(data.get("turns"))
     except RecordingError as exc:
         return str(exc)
@@ -111,6 +110,12 @@ def _read(path: Path, raw: bytes, key: Key) -> _Loaded | str:
     return _Loaded(path, data, turns)
 
 
+def _describe(case_id: Any, sample: Any, attempt: Any) -> str:
+    """``'x' sample 1`` (and ``attempt 2`` past the first): a key as the errors name it."""
+    text = f"{case_id!r} sample {sample!r}"
+    return text if attempt == 1 else f"{text} attempt {attempt!r}"
+
+
 class ReplayBackend(ModelBackend):
     """Serves the recordings in one agent folder (``<root>/<suite>/<agent folder>``).
 
@@ -121,12 +126,17 @@ class ReplayBackend(ModelBackend):
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
-        self.paths = list_transcripts(directory)
-        if not self.paths:
+        self.files: dict[TranscriptKey, Path] = list_transcript_files(directory)
+        """Every recording of the folder by (case id, epoch, attempt)."""
+        self.paths: dict[tuple[str, int], Path] = {
+            (k.case_id, k.sample): p for k, p in self.files.items() if k.attempt == 1
+        }
+        """The first attempt of every sample by (case id, epoch): what a domain run replays."""
+        if not self.files:
             raise RecordingError(f"no recordings in {directory}")
         self.broken: dict[Key, str] = {}
         self._loaded: dict[Key, _Loaded] = {}
-        paths = iter(self.paths.values())
+        paths = iter(self.files.values())
         first_path = next(paths)
         first = read_transcript(first_path)
         # The first transcript's provenance sets the replay's settings: hold it to the folder's
@@ -165,14 +175,16 @@ class ReplayBackend(ModelBackend):
         """The run parameters the recordings were made with (limits, approval mode...)."""
         return self._provenance.parameters
 
-    def transcript_ref(self, domain: str, case_id: str, sample: int = 0) -> str | None:
+    def transcript_ref(
+        self, domain: str, case_id: str, sample: int = 0, attempt: int = 1
+    ) -> str | None:
         """The recording replayed for the sample."""
         del domain
-        path = self.paths.get((case_id, sample))
+        path = self.files.get(TranscriptKey(case_id, sample, attempt))
         return str(path) if path is not None else None
 
-    def _load(self, key: Key) -> None:
-        path = self.paths.get(key)
+    def _load(self, key: TranscriptKey) -> None:
+        path = self.files.get(key)
         if path is None:
             self.broken[key] = f"no recording in {self.directory}"
             return
@@ -187,16 +199,19 @@ class ReplayBackend(ModelBackend):
         else:
             self._loaded[key] = found
 
-    async def start_case(self, domain: str, case_id: str, sample: int = 0) -> None:
+    async def start_case(
+        self, domain: str, case_id: str, sample: int = 0, attempt: int = 1
+    ) -> None:
         """Read the sample's recording (one at a time keeps the heap small)."""
         del domain
-        key = (case_id, sample)
+        key = TranscriptKey(case_id, sample, attempt)
         self.broken.pop(key, None)
         self._load(key)
 
     async def finish_case(self, transcript: Transcript) -> None:
         """Drop the sample's recording."""
-        self._loaded.pop((transcript.case_id, transcript.sample), None)
+        t = transcript
+        self._loaded.pop((t.case_id, t.sample, t.attempt), None)
 
     async def complete(self, request: ModelRequest, call: CallContext) -> ModelResponse:
         """The recorded response for this turn, after checking the request equals the recording.
@@ -204,7 +219,7 @@ class ReplayBackend(ModelBackend):
         Raises:
             ReplayDivergence: Naming case, turn and first differing field.
         """
-        key = (call.case_id, call.sample)
+        key = (call.case_id, call.sample, call.attempt)
         case, turn = call.case_id, call.turn
         if key in self.broken:
             raise ReplayDivergence(f"replay of case {case}: {self.broken[key]}")
@@ -233,7 +248,7 @@ class ReplayBackend(ModelBackend):
 
     def review_encoded(self, transcript: Transcript, encoded: Callable[[], bytes]) -> Review:
         """:meth:`review`, with the live transcript's canonical JSON given by the runner."""
-        key = (transcript.case_id, transcript.sample)
+        key = (transcript.case_id, transcript.sample, transcript.attempt)
         outcome = transcript.verdict.outcome
         if outcome.kind == "error" and outcome.reason.startswith("replay"):
             return Review(transcript, False, outcome.reason)

@@ -83,14 +83,17 @@ def open_store() -> Store | None:
 
 
 class TranscriptFinder:
-    """Looks up transcripts of history runs (call it with an entry, a case id and a sample)."""
+    """Looks up transcripts of history runs (call it with an entry, a case id, an epoch and,
+    past the first, an attempt)."""
 
     def __init__(self, store: Store | None) -> None:
         self.store = store
         self._digests: dict[str, str | None] = {}
-        self._rows: dict[str, dict[tuple[str, int], str | None]] = {}
+        self._rows: dict[str, dict[tuple[str, int, int], str | None]] = {}
 
-    def _recorded(self, entry: HistoryEntry, case_id: str, sample: int) -> TranscriptView:
+    def _recorded(
+        self, entry: HistoryEntry, case_id: str, sample: int, attempt: int
+    ) -> TranscriptView:
         rec = entry.producer.recording
         assert rec is not None
         if rec.folder not in self._digests:
@@ -99,13 +102,15 @@ class TranscriptFinder:
             return _missing(
                 case_id, sample, f"the recording {rec.folder} has changed since this run"
             )
-        path = Path(rec.folder) / transcript_name(case_id, sample)
+        path = Path(rec.folder) / transcript_name(case_id, sample, attempt)
         try:
             return transcript_view(read_transcript(path), path.as_posix())
         except RecordingError as exc:
             return _missing(case_id, sample, str(exc))
 
-    def _stored(self, entry: HistoryEntry, case_id: str, sample: int) -> TranscriptView:
+    def _stored(
+        self, entry: HistoryEntry, case_id: str, sample: int, attempt: int
+    ) -> TranscriptView:
         why = f"run {entry.run_id} was not recorded and the store holds no transcript of it"
         if self.store is None:
             return _missing(case_id, sample, why)
@@ -114,8 +119,10 @@ class TranscriptFinder:
                 rows = self.store.samples(entry.run_id)
             except (StoreError, SQLAlchemyError):  # e.g. a store without the tables yet
                 rows = []
-            self._rows[entry.run_id] = {(r.case_id, r.sample): r.transcript for r in rows}
-        text = self._rows[entry.run_id].get((case_id, sample))
+            self._rows[entry.run_id] = {
+                (r.case_id, r.sample, r.attempt): r.transcript for r in rows
+            }
+        text = self._rows[entry.run_id].get((case_id, sample, attempt))
         if text is None:
             return _missing(case_id, sample, why)
         try:
@@ -126,8 +133,10 @@ class TranscriptFinder:
             )
         return transcript_view(t, f"store (run {entry.run_id})")
 
-    def __call__(self, entry: HistoryEntry, case_id: str, sample: int) -> TranscriptView:
+    def __call__(
+        self, entry: HistoryEntry, case_id: str, sample: int, attempt: int = 1
+    ) -> TranscriptView:
         """The sample's transcript, or a view saying why it is not available."""
         if entry.producer.recording is not None:
-            return self._recorded(entry, case_id, sample)
-        return self._stored(entry, case_id, sample)
+            return self._recorded(entry, case_id, sample, attempt)
+        return self._stored(entry, case_id, sample, attempt)

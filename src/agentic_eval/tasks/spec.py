@@ -57,6 +57,9 @@ class TaskSpec(Generic[Env]):
     an async function returning an :class:`~agentic_eval.agent.approval.ApprovalDecision`."""
     sample: int = 0
     """Sample index (epoch) of this run of the case."""
+    attempt: int = 1
+    """Attempt: the rejection round of a workflow step, from 1 (1: the first attempt; a domain
+    case's samples have one). Never packed into ``sample``."""
     task: str = ""
     """The first user message (default: the case's rendered task)."""
     external_fixtures: str | None = None
@@ -66,6 +69,8 @@ class TaskSpec(Generic[Env]):
     def __post_init__(self) -> None:
         if self.sample < 0:
             raise ValueError("sample index must be >= 0")
+        if self.attempt < 1:
+            raise ValueError("attempt must be >= 1")
         if not self.task:
             object.__setattr__(self, "task", self.case.task())
 
@@ -84,9 +89,9 @@ class TaskSpec(Generic[Env]):
         """The checks that judge the task."""
         return self.kind.checks
 
-    def key(self) -> tuple[str, str, int]:
-        """(suite, case id, sample): unique within a run."""
-        return (self.suite, self.case.id, self.sample)
+    def key(self) -> tuple[str, str, int, int]:
+        """(suite, case id, epoch, attempt): unique within a run."""
+        return (self.suite, self.case.id, self.sample, self.attempt)
 
 
 class _NoOutput(BaseModel):
@@ -102,6 +107,7 @@ def faulted_spec(
     *,
     limits: Limits | None = None,
     sample: int = 0,
+    attempt: int = 1,
 ) -> TaskSpec[Any]:
     """A task that ends as ``error`` naming the suite code that failed while building it.
 
@@ -122,4 +128,5 @@ def faulted_spec(
         kind=TaskKind("faulted", _NoOutput),
         limits=limits or Limits(),
         sample=sample,
+        attempt=attempt,
     )
