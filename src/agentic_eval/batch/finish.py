@@ -72,9 +72,10 @@ def stored_runs(store: Store, run_id: str) -> list[CaseRun]:
                 input_tokens=r.input_tokens,
                 output_tokens=r.output_tokens,
                 reproduced=r.reproduced,
+                attempt=r.attempt,
             )
         )
-    runs.sort(key=lambda c: (c.result.case_id, c.result.sample))
+    runs.sort(key=lambda c: (c.result.case_id, c.result.sample, c.attempt))
     return runs
 
 

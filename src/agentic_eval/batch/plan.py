@@ -65,6 +65,11 @@ class RunPlan(Frozen):
             raise ValueError("a scenario plan names its scenario, and only a scenario plan does")
         if self.scenario is not None and any(k.case != self.scenario for k in self.keys):
             raise ValueError(f"every sample of a scenario plan is of {self.scenario!r}")
+        if any(k.attempt != 1 for k in self.keys):
+            raise ValueError(
+                "a plan's samples are first attempts: later attempts follow from an operator's "
+                "rejection of an earlier one, not from a plan"
+            )
         seen: set[SampleKey] = set()
         for key in self.keys:
             if key in seen:

@@ -80,3 +80,49 @@ def replay_plan(
         concurrency=concurrency,
         full=full,
     )
+
+
+def scenario_plan(
+    name: str,
+    spec: BackendSpec,
+    parameters: RunParameters,
+    *,
+    samples: int = 1,
+    concurrency: int = 1,
+    gate: GateMode = "rate",
+) -> RunPlan:
+    """``samples`` epochs of the workflow scenario ``name``, each in a freshly seeded job;
+    ``parameters.max_failure_rate`` is the caller's (the scenario's own by default: see
+    :func:`scenario_parameters`).
+
+    Raises:
+        WorkflowError: No such scenario.
+    """
+    from agentic_eval.workflow.scenarios import get_scenario
+
+    s = get_scenario(name)
+    return RunPlan(
+        kind="scenario",
+        suite=s.workflow.key,
+        scenario=s.name,
+        keys=tuple(SampleKey(case=s.name, epoch=e) for e in range(samples)),
+        backend=spec,
+        model=_replayed_model(spec, s.workflow.key) if spec.kind == "replay" else model_name(spec),
+        parameters=parameters,
+        concurrency=concurrency,
+        gate=gate,
+    )
+
+
+def _replayed_model(spec: BackendSpec, suite: str) -> str:
+    """The model a replayed scenario recording names (``replay`` when it cannot be read:
+    the replay then fails loudly, sample by sample)."""
+    from agentic_eval.recordings.files import RecordingError
+
+    if spec.recordings is None:
+        return "replay"
+    try:
+        backend = ReplayBackend(agent_dir(Path(spec.recordings), suite, spec.agent or "reference"))
+    except RecordingError:
+        return "replay"
+    return backend.info().model

@@ -29,7 +29,7 @@ from agentic_eval.evaluation.confidence import upper_bound_gate
 from agentic_eval.evaluation.runner import CaseRun, produced_by, run_tasks
 from agentic_eval.evaluation.session import SessionResult, heartbeat_loop, stored_gate
 from agentic_eval.evaluation.sinks import RunSink, StoreSink
-from agentic_eval.store.db import Store
+from agentic_eval.store.db import SampleVerdict, Store
 from agentic_eval.store.models import EvalRun
 from agentic_eval.tasks.spec import TaskSpec
 
@@ -132,8 +132,9 @@ async def run_samples(
         if outside:
             raise BatchError(f"run {run_id} did not plan sample {sorted(outside)[0]}")
         planned = [k for k in planned if k in chosen]
-    done = {(v.case_id, v.sample) for v in store.sample_verdicts([run_id]).get(run_id, [])}
-    todo = [k for k in planned if (k.case, k.epoch) not in done]
+    verdicts = store.sample_verdicts([run_id]).get(run_id, [])
+    done = {(v.case_id, v.sample, v.attempt) for v in verdicts}
+    todo = [k for k in planned if (k.case, k.epoch, k.attempt) not in done]
     if not todo:
         return 0
     backend = build_backend(plan.backend, plan.suite, plan_agents(plan.kind, plan.suite))
@@ -216,9 +217,10 @@ def summary(store: Store, run_id: str) -> BatchSummary:
     gate = stored_gate(store, run_id, p.max_failure_rate, p.max_transient)
     if plan.gate == "upper-bound":
         gate = upper_bound_gate(gate)
-    results = tuple(_outcomes(store, run_id))
-    stored = {(r.case_id, r.sample) for r in results}
-    missing = sum(1 for k in plan.keys if (k.case, k.epoch) not in stored)
+    verdicts = store.sample_verdicts([run_id]).get(run_id, [])
+    results = tuple(_outcomes(verdicts))
+    stored = {(v.case_id, v.sample, v.attempt) for v in verdicts}
+    missing = sum(1 for k in plan.keys if (k.case, k.epoch, k.attempt) not in stored)
     return BatchSummary(run_id, plan, samples, counts, gate, results, run.status, missing)
 
 
@@ -244,12 +246,12 @@ def _closed(store: Store, session: SessionResult) -> BatchSummary:
     return dataclasses.replace(s, status=session.status, session=session)
 
 
-def _outcomes(store: Store, run_id: str) -> Iterable[CaseResult]:
-    """Each stored sample's case, epoch, outcome and hard-gate flag, from four columns."""
+def _outcomes(verdicts: Iterable[SampleVerdict]) -> Iterable[CaseResult]:
+    """Each stored sample's case, epoch, outcome and hard-gate flag, from its verdict columns."""
     from agentic_eval.core.messages import trusted
     from agentic_eval.core.results import Outcome
 
-    for v in store.sample_verdicts([run_id]).get(run_id, []):
+    for v in verdicts:
         yield trusted(
             CaseResult,
             {

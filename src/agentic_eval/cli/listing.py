@@ -15,7 +15,7 @@ from agentic_eval.domains.base import Domain
 from agentic_eval.recordings.files import (
     RecordingError,
     list_agents,
-    list_transcripts,
+    list_transcript_files,
     read_scorecard,
     read_transcript,
     scorecard_path,
@@ -77,7 +77,7 @@ def list_recordings(domains: tuple[str, ...], recordings: Path) -> int:
         for agent in agents:
             directory = agent_dir(recordings, d.name, agent)
             try:
-                n = len(list_transcripts(directory))
+                n = len(list_transcript_files(directory))
             except RecordingError as exc:
                 _echo(f"{d.name}\t{agent}\t{one_line(str(exc))}")
                 continue

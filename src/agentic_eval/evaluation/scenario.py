@@ -18,9 +18,11 @@ from agentic_eval.backends.base import ModelBackend, sample_transcript_ref
 from agentic_eval.backends.spec import BackendKind
 from agentic_eval.checks.base import Check
 from agentic_eval.core.results import Outcome
+from agentic_eval.evaluation.gate import build_scorecard
 from agentic_eval.evaluation.persist import sample_row
 from agentic_eval.evaluation.runner import CaseRun, produced_by, run_case
 from agentic_eval.evaluation.settings import RunSettings
+from agentic_eval.recordings.compare import scorecard_sha256
 from agentic_eval.workflow.records import User
 from agentic_eval.workflow.scenarios import AgentScenario
 from agentic_eval.workflow.service import Workflow
@@ -73,6 +75,7 @@ def _store_sample(
     settings: RunSettings,
     mode: BackendKind | None,
     attempt_id: str,
+    external_fixtures: str | None = None,
 ) -> None:
     """Keep the attempt as an eval run of one sample (its transcript in the row unless a file
     holds it), pointing at the workflow attempt it judged."""
@@ -93,7 +96,17 @@ def _store_sample(
     r = case.result
     ref = sample_transcript_ref(backend, suite, r.case_id, r.sample, case.attempt)
     store.add_samples(run_id, [sample_row(case, ref)])
-    store.finish_run(run_id, None, case.finished_at, case.reproduced)
+    card = build_scorecard(
+        suite,
+        produced_by(backend, settings.approval_mode),
+        [r],
+        max_failure_rate=settings.max_failure_rate,
+        max_transient=settings.max_transient,
+        external_fixtures=external_fixtures,
+    )  # a run of one sample: its count and its gate at the scenario's own failure rate
+    store.finish_run(
+        run_id, card, case.finished_at, case.reproduced, "finished", scorecard_sha256(card)
+    )
 
 
 def agent_user(wf: Workflow, backend: ModelBackend) -> User:
@@ -192,7 +205,9 @@ async def attempt_step(
     if on_sample is not None:  # a sample of a batch run: the batch's sinks keep it
         on_sample(case)
     else:
-        _store_sample(wf, spec.suite, case, backend, settings, mode, step_attempt.id)
+        _store_sample(
+            wf, spec.suite, case, backend, settings, mode, step_attempt.id, external_fixtures
+        )
     return StepRun(
         job_id=job_id,
         step_key=step_key,

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from agentic_eval.backends.base import ModelBackend
+from agentic_eval.backends.base import ModelBackend, sample_transcript_ref
 from agentic_eval.core.scorecard import CaseResult, Scorecard
 from agentic_eval.evaluation.gate import case_result
 from agentic_eval.evaluation.persist import SampleBuffer, sample_row
@@ -86,7 +86,7 @@ class StoreSink:
 
     def sample(self, run: CaseRun) -> None:
         r = run.result
-        ref = self.backend.transcript_ref(self.suite, r.case_id, r.sample)
+        ref = sample_transcript_ref(self.backend, self.suite, r.case_id, r.sample, run.attempt)
         self.buffer.add(sample_row(run, ref, self.worker))
 
     def flush(self) -> None:

@@ -16,7 +16,7 @@ from agentic_eval.domains.base import Domain
 from agentic_eval.domains.fixtures import FixtureError
 from agentic_eval.history.entry import Fingerprints, RecordingRef
 from agentic_eval.history.gitinfo import git_commit
-from agentic_eval.recordings.files import RecordingError, list_transcripts, read_bounded
+from agentic_eval.recordings.files import RecordingError, list_transcript_files, read_bounded
 from agentic_eval.recordings.layout import SCORECARD_FILE
 from agentic_eval.tasks.spec import TaskSpec
 
@@ -80,9 +80,12 @@ def recording_ref(folder: Path) -> RecordingRef:
     count = 0
     transcripts_sha: str | None
     try:
-        for (case_id, sample), path in list_transcripts(folder).items():
+        for key, path in list_transcript_files(folder).items():
             count += 1
-            digest.update(f"{case_id}@{sample}\n".encode())
+            name = f"{key.case_id}@{key.sample}"  # a first attempt's as it always was
+            if key.attempt > 1:
+                name += f"#{key.attempt}"
+            digest.update(f"{name}\n".encode())
             digest.update(hashlib.sha256(read_bounded(path)).hexdigest().encode() + b"\n")
         transcripts_sha = digest.hexdigest()
     except RecordingError:

@@ -3,7 +3,7 @@
 Every run writes an ``eval_run`` row when it starts and its ``eval_sample`` rows as samples are
 judged (in small batches, see ``evaluation.session``); the row's heartbeat moves with every
 batch, so a ``running`` row whose heartbeat stopped is recognisable as abandoned. Inserting the
-same (run, case, sample) twice keeps one row. The gate is read back from the rows.
+same (run, case, sample, attempt) twice keeps one row. The gate is read back from the rows.
 """
 
 from __future__ import annotations
@@ -109,6 +109,7 @@ class SampleVerdict:
     sample: int
     outcome: str
     hard_gate_failed: bool
+    attempt: int = 1
 
 
 class StoreError(Exception):
@@ -208,11 +209,12 @@ class Store(HistoryRows):
 
     def add_samples(self, run_id: str, rows: Iterable[dict[str, Any]]) -> None:
         """Insert sample rows (dicts of :class:`EvalSample` columns) in one transaction; a row
-        whose (run, case, sample) is already stored is skipped. Moves the run's heartbeat."""
+        whose (run, case, sample, attempt) is already stored is skipped. Moves the run's
+        heartbeat."""
         rows = list(rows)
         if not rows:
             return
-        keys = ["run_id", "case_id", "sample"]
+        keys = ["run_id", "case_id", "sample", "attempt"]
         with self._begin("write samples") as conn:
             params = sqlite_params(run_id, rows) if conn.dialect.name == "sqlite" else None
             batch = [] if params is not None else [{**clean(r), "run_id": run_id} for r in rows]
@@ -357,7 +359,7 @@ class Store(HistoryRows):
             stmt = (
                 select(EvalSample)
                 .where(EvalSample.run_id == run_id)
-                .order_by(EvalSample.case_id, EvalSample.sample)
+                .order_by(EvalSample.case_id, EvalSample.sample, EvalSample.attempt)
             )
             return list(session.scalars(stmt))
 
@@ -390,13 +392,14 @@ class Store(HistoryRows):
             EvalSample.sample,
             EvalSample.outcome,
             EvalSample.hard_gate_failed,
+            EvalSample.attempt,
         )
         with self._begin("read the sample rows") as conn:
             for start in range(0, len(ids), 500):
                 stmt = select(*cols).where(EvalSample.run_id.in_(ids[start : start + 500]))
-                for run_id, case_id, sample, outcome, hard in conn.execute(stmt):
+                for run_id, case_id, sample, outcome, hard, attempt in conn.execute(stmt):
                     found.setdefault(run_id, []).append(
-                        SampleVerdict(case_id, sample, outcome, bool(hard))
+                        SampleVerdict(case_id, sample, outcome, bool(hard), attempt)
                     )
         return found
 

@@ -67,11 +67,14 @@ class EvalRun(Base):
 
 
 class EvalSample(Base):
-    """One sample (one run of one case) within a run; (run, case, sample) is unique."""
+    """One sample (one run of one case) within a run; (run, case, sample, attempt) is unique:
+    ``sample`` is the epoch, ``attempt`` the rejection round of a workflow step (from 1)."""
 
     __tablename__ = "eval_sample"
     __table_args__ = (
-        UniqueConstraint("run_id", "case_id", "sample", name="uq_eval_sample_run_case_sample"),
+        UniqueConstraint(
+            "run_id", "case_id", "sample", "attempt", name="uq_eval_sample_run_case_sample_attempt"
+        ),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)

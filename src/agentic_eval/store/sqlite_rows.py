@@ -22,7 +22,7 @@ _COLUMN_NAMES = tuple(c.name for c in _SAMPLE_COLUMNS)
 SQLITE_INSERT = (
     f"INSERT INTO {EvalSample.__tablename__} ({', '.join(_COLUMN_NAMES)}) "
     f"VALUES ({', '.join('?' for _ in _COLUMN_NAMES)}) "
-    "ON CONFLICT (run_id, case_id, sample) DO NOTHING"
+    "ON CONFLICT (run_id, case_id, sample, attempt) DO NOTHING"
 )
 _DATETIME_AT = tuple(i for i, c in enumerate(_SAMPLE_COLUMNS) if isinstance(c.type, DateTime))
 _JSON_AT = tuple(i for i, c in enumerate(_SAMPLE_COLUMNS) if isinstance(c.type, JSON))
