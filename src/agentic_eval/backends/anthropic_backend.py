@@ -7,12 +7,26 @@ errors are classified into the backend error classes the loop understands.
 ``ModelRequest.temperature`` is not sent: the API version the SDK speaks (``2026-10-21``) refuses
 every sampling parameter (``temperature``, ``top_p``, ``top_k``) with HTTP 400, even at their
 defaults, and the SDK no longer accepts them.
+
+Requests take the SDK's lower-level path, ``client.post("/v1/messages", ...)``, which
+``messages.create`` itself ends in: the same URL, headers, authentication, timeout and error
+classes, and the same JSON body byte for byte (tests/test_client_fast_path.py holds the two
+together). The body goes as encoded bytes, so the SDK does not walk it again to copy it
+(``copy_tree``), and the reply is read as plain JSON rather than built into ``Message`` objects.
+The tools' part of the body is encoded once per tuple of tools. What ``messages.create`` does and
+this path does not: its ``DeprecationWarning`` for a model near its end of life (hidden by
+Python's default warning filters), and the OpenTelemetry span of the call, which the SDK makes
+only when a tracer provider is configured: then every request takes ``messages.create`` itself,
+so that the spans are exactly the SDK's. One HTTP client per backend, with keep-alive for
+:data:`KEEPALIVE_CONNECTIONS` connections, serves every request of a run.
 """
 
 from __future__ import annotations
 
+import json
 import os
-from typing import TYPE_CHECKING
+import sys
+from typing import TYPE_CHECKING, Any
 
 from agentic_eval.backends.base import (
     AuthenticationFailed,
@@ -23,15 +37,14 @@ from agentic_eval.backends.base import (
     RetryPolicy,
     with_retries,
 )
-from agentic_eval.backends.errors import classify_sdk_error
+from agentic_eval.backends.errors import classify_sdk_error, unreadable_response
 from agentic_eval.core.messages import ContentBlock, Message, TextBlock, ToolUseBlock
 from agentic_eval.core.model import ModelRequest, ModelResponse, StopReason, ToolSpec, Usage
 
 if TYPE_CHECKING:
-    import anthropic
     from anthropic.types import ContentBlockParam, MessageParam, ToolParam
 
-__all__ = ["AnthropicBackend"]
+__all__ = ["KEEPALIVE_CONNECTIONS", "AnthropicBackend"]
 
 _DEFAULT_RETRY = RetryPolicy()
 _STOP_REASONS: dict[str, StopReason] = {
@@ -44,6 +57,14 @@ _STOP_REASONS: dict[str, StopReason] = {
 
 
 PLACEHOLDER_API_KEY = "not-needed"
+
+KEEPALIVE_CONNECTIONS = 256
+"""Connections the backend's HTTP client keeps open between requests: the CLI's largest
+``--concurrency``, so that a batch never closes a connection it will want again (the SDK's default
+keeps 100)."""
+
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+"""The SDK's own JSON settings for request bodies (``anthropic._utils._json.openapi_dumps``)."""
 
 
 class AnthropicBackend(ModelBackend):
@@ -90,8 +111,13 @@ class AnthropicBackend(ModelBackend):
         self._timeout = timeout
         self._agent_label = agent_label
         self._client = anthropic.AsyncAnthropic(
-            api_key=key, base_url=base_url, timeout=timeout, max_retries=0
+            api_key=key,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=0,
+            http_client=_http_client(anthropic, timeout),
         )
+        self._tools_memo: tuple[tuple[ToolSpec, ...], bytes] = ((), b"")
 
     def info(self) -> BackendInfo:
         """The backend, model and agent label, for provenance."""
@@ -120,24 +146,70 @@ class AnthropicBackend(ModelBackend):
             BackendError: The provider answered with something the SDK could not read.
         """
         sdk = self._sdk
-        omit = sdk.omit
-        messages = [_message_param(m) for m in request.messages]
-        tools = [_tool_param(t) for t in request.tools]
+        client = self._client
+        if _traced(client):
+            return await with_retries(self._retry, lambda: self._create(request))
+        content = self.request_body(request)
 
         async def attempt() -> ModelResponse:
             try:
-                reply = await self._client.messages.create(
-                    model=request.model,
-                    max_tokens=request.max_tokens,
-                    messages=messages,
-                    system=request.system or omit,
-                    tools=tools or omit,
-                )
+                data: object = await client.post("/v1/messages", content=content, cast_to=object)
             except sdk.APIError as exc:
                 raise classify_sdk_error("anthropic", sdk, exc, self._timeout) from exc
-            return _from_message(reply)
+            except json.JSONDecodeError as exc:  # a JSON content type, and a body that is not
+                raise unreadable_response("anthropic", exc) from exc
+            return _from_message(data)
 
         return await with_retries(self._retry, attempt)
+
+    def request_body(self, request: ModelRequest) -> bytes:
+        """The JSON body of ``request``, byte for byte what ``messages.create`` sends.
+
+        Its fields in ``create``'s order: ``max_tokens``, ``messages``, ``model``, and
+        ``system`` and ``tools`` when there are any.
+
+        Args:
+            request: The provider-neutral request.
+
+        Returns:
+            UTF-8 JSON.
+        """
+        head = _encode(self._fields(request, tools=False))
+        if not request.tools:
+            return head.encode()
+        return (head[:-1] + ',"tools":').encode() + self._tools_json(request.tools) + b"}"
+
+    def _fields(self, request: ModelRequest, *, tools: bool) -> dict[str, Any]:
+        fields: dict[str, Any] = {
+            "max_tokens": request.max_tokens,
+            "messages": [_message_param(m) for m in request.messages],
+            "model": request.model,
+        }
+        if request.system:
+            fields["system"] = request.system
+        if tools and request.tools:
+            fields["tools"] = [_tool_param(t) for t in request.tools]
+        return fields
+
+    def _tools_json(self, tools: tuple[ToolSpec, ...]) -> bytes:
+        # The loop offers one tuple of tools to every case of a suite (agent/loop.py, _offered):
+        # encoded once, held with the tuple so that its identity cannot be reused.
+        memo_tools, memo_json = self._tools_memo
+        if memo_tools is tools:
+            return memo_json
+        encoded = _encode([_tool_param(t) for t in tools]).encode()
+        self._tools_memo = (tools, encoded)
+        return encoded
+
+    async def _create(self, request: ModelRequest) -> ModelResponse:
+        """One attempt through ``messages.create`` itself (when the SDK makes spans)."""
+        sdk = self._sdk
+        create: Any = self._client.messages.create  # its overloads do not take a dict's keys
+        try:
+            reply: Any = await create(**self._fields(request, tools=True))
+        except sdk.APIError as exc:
+            raise classify_sdk_error("anthropic", sdk, exc, self._timeout) from exc
+        return _from_message(reply.to_dict())
 
     async def aclose(self) -> None:
         """Close the SDK client and its connections."""
@@ -171,16 +243,60 @@ def _tool_param(tool: ToolSpec) -> ToolParam:
     return {"name": tool.name, "description": tool.description, "input_schema": tool.input_schema}
 
 
-def _from_message(reply: anthropic.types.Message) -> ModelResponse:
+def _traced(client: Any) -> bool:
+    """Whether the SDK would make an OpenTelemetry span for a call: it has a tracer (tracing is
+    on by default) and a tracer provider is configured (without one, OpenTelemetry's default
+    proxy gives spans that record nothing and that the SDK drops)."""
+    if getattr(client, "_tracer", None) is None:
+        return False
+    trace = sys.modules.get("opentelemetry.trace")
+    if trace is None:
+        return False
+    return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
+
+
+def _http_client(sdk: Any, timeout: float) -> Any:
+    """The SDK's own default HTTP client (its socket options, redirects), keeping more
+    connections alive. Built from the SDK's public names, whichever HTTP library it uses."""
+    defaults = sdk.DEFAULT_CONNECTION_LIMITS
+    limits = type(defaults)(
+        max_connections=max(defaults.max_connections or 0, KEEPALIVE_CONNECTIONS),
+        max_keepalive_connections=KEEPALIVE_CONNECTIONS,
+        keepalive_expiry=defaults.keepalive_expiry,
+    )
+    return sdk.DefaultAsyncHttpxClient(timeout=timeout, limits=limits)
+
+
+def _from_message(data: object) -> ModelResponse:
+    """The reply of ``POST /v1/messages`` as a :class:`ModelResponse`.
+
+    Reads the JSON as ``Message`` would hold it, field for field; a reply without the fields
+    every message has is a :class:`BackendError`.
+    """
+    if not isinstance(data, dict):
+        raise unreadable_response("anthropic", f"not a JSON object: {str(data)[:200]}")
+    reply: dict[str, Any] = data  # pyright: ignore[reportUnknownVariableType]
+    try:
+        return _message_response(reply)
+    except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:
+        raise unreadable_response("anthropic", exc) from exc
+
+
+def _message_response(reply: dict[str, Any]) -> ModelResponse:
     content: list[ContentBlock] = []
-    for block in reply.content:
-        if block.type == "text":
-            content.append(TextBlock(text=block.text))
-        elif block.type == "tool_use":
-            content.append(ToolUseBlock(id=block.id, name=block.name, input=dict(block.input)))
+    for block in reply["content"]:
+        kind = block["type"]
+        if kind == "text":
+            content.append(TextBlock(text=block["text"]))
+        elif kind == "tool_use":
+            content.append(
+                ToolUseBlock(id=block["id"], name=block["name"], input=dict(block["input"]))
+            )
         # Other block kinds (thinking, server tools) are never requested by this backend.
-    stop = _STOP_REASONS.get(reply.stop_reason or "", "other")
-    u = reply.usage
-    cached = (u.cache_read_input_tokens or 0) + (u.cache_creation_input_tokens or 0)
-    usage = Usage(input_tokens=u.input_tokens + cached, output_tokens=u.output_tokens)
-    return ModelResponse(content=tuple(content), stop_reason=stop, usage=usage, model=reply.model)
+    stop = _STOP_REASONS.get(reply.get("stop_reason") or "", "other")
+    u: Any = reply["usage"]
+    cached = (u.get("cache_read_input_tokens") or 0) + (u.get("cache_creation_input_tokens") or 0)
+    usage = Usage(input_tokens=u["input_tokens"] + cached, output_tokens=u["output_tokens"])
+    return ModelResponse(
+        content=tuple(content), stop_reason=stop, usage=usage, model=reply["model"]
+    )

@@ -80,3 +80,16 @@ def classify_sdk_error(provider: str, sdk: Any, exc: Exception, timeout: float) 
             )
         return ProviderRequestError(f"{provider} refused the request (HTTP {status}): {message}")
     return BackendError(f"{provider}: unreadable response: {one_line(message_attr)}")
+
+
+def unreadable_response(provider: str, detail: object) -> BackendError:
+    """A reply that is not what every successful response of the API holds (not JSON, or
+    without its required fields): a :class:`BackendError` naming what was wrong, on one line.
+
+    Args:
+        provider: ``anthropic`` or ``openai``, for the message.
+        detail: What was wrong: a message, or the exception met reading the reply.
+    """
+    if isinstance(detail, BaseException):
+        detail = f"{type(detail).__name__}: {detail}"
+    return BackendError(f"{provider}: unreadable response: {one_line(str(detail))}")

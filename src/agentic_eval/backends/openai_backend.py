@@ -5,6 +5,19 @@ given its ``base_url``. The SDK is imported only when this backend is constructe
 are switched off so that retries follow the run's
 :class:`~agentic_eval.backends.base.RetryPolicy`.
 
+Requests take the SDK's lower-level path, ``client.post("/chat/completions", ...)``, which
+``chat.completions.create`` itself ends in: the same URL, headers, authentication, timeout and
+error classes, and the same JSON body byte for byte (tests/test_client_fast_path.py holds the two
+together). It skips what costs CPU and does nothing for the requests this backend sends: the
+walk of the body against the SDK's typed-dict parameter types (``create``'s transform, about three
+quarters of the client's CPU per request on retail_ops), and building ``ChatCompletion`` objects
+from the JSON reply, which is read as plain data here. The body is encoded once per request
+(the SDK encodes it again on each of its own retries, which are off), the tools' part once per
+tuple of tools. What ``create`` checks and this path does not: the shapes of the parameters, on
+the type-checker's side only (the SDK does not validate them at run time either), and
+``response_format``, which this backend never sends. One HTTP client per backend, with
+keep-alive for :data:`KEEPALIVE_CONNECTIONS` connections, serves every request of a run.
+
 Conversation mapping: the system prompt is the first ``system`` message; a user message's tool
 results become one ``tool`` message each, followed by a ``user`` message for its text (if any);
 assistant tool calls carry their input as JSON ``arguments``. Chat Completions has no error flag
@@ -26,13 +39,13 @@ from agentic_eval.backends.base import (
     RetryPolicy,
     with_retries,
 )
-from agentic_eval.backends.errors import classify_sdk_error
+from agentic_eval.backends.errors import classify_sdk_error, unreadable_response
 from agentic_eval.core.messages import ContentBlock, Message, TextBlock, ToolUseBlock
 from agentic_eval.core.model import ModelRequest, ModelResponse, StopReason, ToolSpec, Usage
 
 if TYPE_CHECKING:
+    from openai import RequestOptions
     from openai.types.chat import (
-        ChatCompletion,
         ChatCompletionAssistantMessageParam,
         ChatCompletionContentPartTextParam,
         ChatCompletionFunctionToolParam,
@@ -41,6 +54,7 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "KEEPALIVE_CONNECTIONS",
     "PLACEHOLDER_API_KEY",
     "RAW_ARGUMENTS_KEY",
     "OpenAIBackend",
@@ -67,6 +81,16 @@ _FINISH_REASONS: dict[str, StopReason] = {
 }
 
 MaxTokensParam = Literal["max_tokens", "max_completion_tokens"]
+
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+"""The SDK's own JSON settings for request bodies (``openai._utils._json.openapi_dumps``)."""
+_OPTIONS: RequestOptions = {"security": {"bearer_auth": True}}
+"""The request options ``chat.completions.create`` passes (which credentials to send)."""
+
+KEEPALIVE_CONNECTIONS = 256
+"""Connections the backend's HTTP client keeps open between requests: the CLI's largest
+``--concurrency``, so that a batch never closes a connection it will want again (the SDK's default
+keeps 100)."""
 
 
 class OpenAIBackend(ModelBackend):
@@ -123,8 +147,13 @@ class OpenAIBackend(ModelBackend):
             "max_tokens" if custom_endpoint else "max_completion_tokens"
         )
         self._client = openai.AsyncOpenAI(
-            api_key=key, base_url=base_url, timeout=timeout, max_retries=0
+            api_key=key,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=0,
+            http_client=_http_client(openai, timeout),
         )
+        self._tools_memo: tuple[tuple[ToolSpec, ...], bytes] = ((), b"")
 
     def info(self) -> BackendInfo:
         """The backend, model and agent label, for provenance."""
@@ -152,31 +181,67 @@ class OpenAIBackend(ModelBackend):
             BackendError: The provider answered with something the SDK could not read.
         """
         sdk = self._sdk
-        omit = sdk.omit
-        messages = to_chat_messages(request)
-        tools = [_tool_param(t) for t in request.tools]
-        limit = request.max_tokens
-        use_completion = self._max_tokens_param == "max_completion_tokens"
+        client = self._client
+        content = self.request_body(request)
 
         async def attempt() -> ModelResponse:
             try:
-                reply = await self._client.chat.completions.create(
-                    model=request.model,
-                    messages=messages,
-                    tools=tools or omit,
-                    temperature=request.temperature,
-                    max_completion_tokens=limit if use_completion else omit,
-                    max_tokens=omit if use_completion else limit,
+                data: object = await client.post(
+                    "/chat/completions", content=content, cast_to=object, options=_OPTIONS
                 )
             except sdk.APIError as exc:
                 raise classify_sdk_error("openai", sdk, exc, self._timeout) from exc
-            return _from_completion(reply)
+            except json.JSONDecodeError as exc:  # a JSON content type, and a body that is not
+                raise unreadable_response("openai", exc) from exc
+            return _from_completion(data)
 
         return await with_retries(self._retry, attempt)
+
+    def request_body(self, request: ModelRequest) -> bytes:
+        """The JSON body of ``request``, byte for byte what ``chat.completions.create`` sends.
+
+        Its fields in ``create``'s order: ``model``, ``messages``, the output-token limit under
+        the configured field, ``temperature``, and ``tools`` when there are any.
+
+        Args:
+            request: The provider-neutral request.
+
+        Returns:
+            UTF-8 JSON.
+        """
+        fields: dict[str, Any] = {"model": request.model, "messages": to_chat_messages(request)}
+        fields[self._max_tokens_param] = request.max_tokens
+        fields["temperature"] = request.temperature
+        head = _encode(fields)
+        if not request.tools:
+            return head.encode()
+        return (head[:-1] + ',"tools":').encode() + self._tools_json(request.tools) + b"}"
+
+    def _tools_json(self, tools: tuple[ToolSpec, ...]) -> bytes:
+        # The loop offers one tuple of tools to every case of a suite (agent/loop.py, _offered):
+        # encoded once, held with the tuple so that its identity cannot be reused.
+        memo_tools, memo_json = self._tools_memo
+        if memo_tools is tools:
+            return memo_json
+        encoded = _encode([_tool_param(t) for t in tools]).encode()
+        self._tools_memo = (tools, encoded)
+        return encoded
 
     async def aclose(self) -> None:
         """Close the SDK client and its connections."""
         await self._client.close()
+
+
+def _http_client(sdk: Any, timeout: float) -> Any:
+    """The SDK's own default HTTP client (its socket options, redirects), keeping more
+    connections alive. Built from the SDK's public names, whichever HTTP library it uses."""
+    defaults = sdk.DEFAULT_CONNECTION_LIMITS
+    limits = type(defaults)(
+        max_connections=max(defaults.max_connections or 0, KEEPALIVE_CONNECTIONS),
+        max_keepalive_connections=KEEPALIVE_CONNECTIONS,
+        keepalive_expiry=defaults.keepalive_expiry,
+    )
+    return sdk.DefaultAsyncHttpxClient(timeout=timeout, limits=limits)
 
 
 def encode_tool_arguments(arguments: dict[str, Any]) -> str:
@@ -284,32 +349,52 @@ def _tool_param(tool: ToolSpec) -> ChatCompletionFunctionToolParam:
     }
 
 
-def _from_completion(reply: ChatCompletion) -> ModelResponse:
-    if not reply.choices:
+def _from_completion(data: object) -> ModelResponse:
+    """The reply of ``POST /chat/completions`` as a :class:`ModelResponse`.
+
+    Reads the JSON as ``ChatCompletion`` would hold it, field for field; a reply without the
+    fields every completion has is a :class:`BackendError`.
+    """
+    if not isinstance(data, dict):
+        raise unreadable_response("openai", f"not a JSON object: {str(data)[:200]}")
+    reply: dict[str, Any] = data  # pyright: ignore[reportUnknownVariableType]
+    try:
+        return _completion_response(reply)
+    except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:
+        raise unreadable_response("openai", exc) from exc
+
+
+def _completion_response(reply: dict[str, Any]) -> ModelResponse:
+    choices: Any = reply.get("choices")
+    if not choices:
         raise BackendError("openai: the response has no choices")
-    choice = reply.choices[0]
-    message = choice.message
+    choice: Any = choices[0]
+    message: Any = choice["message"]
+    text: Any = message.get("content")
+    refusal: Any = message.get("refusal")
     content: list[ContentBlock] = []
-    if message.content:
-        content.append(TextBlock(text=message.content))
-    elif message.refusal:
-        content.append(TextBlock(text=message.refusal))
-    for call in message.tool_calls or []:
-        if call.type == "function":
-            arguments = decode_tool_arguments(call.function.arguments)
-            content.append(ToolUseBlock(id=call.id, name=call.function.name, input=arguments))
+    if text:
+        content.append(TextBlock(text=text))
+    elif refusal:
+        content.append(TextBlock(text=refusal))
+    for call in message.get("tool_calls") or ():
+        if call["type"] == "function":
+            function = call["function"]
+            arguments = decode_tool_arguments(function["arguments"])
+            content.append(ToolUseBlock(id=call["id"], name=function["name"], input=arguments))
         else:  # a custom (free-text) tool call: its input is not JSON by definition
-            arguments = {RAW_ARGUMENTS_KEY: call.custom.input}
-            content.append(ToolUseBlock(id=call.id, name=call.custom.name, input=arguments))
-    stop: StopReason = _FINISH_REASONS.get(choice.finish_reason or "", "other")
-    if message.refusal and not message.content:
+            custom = call["custom"]
+            arguments = {RAW_ARGUMENTS_KEY: custom["input"]}
+            content.append(ToolUseBlock(id=call["id"], name=custom["name"], input=arguments))
+    stop: StopReason = _FINISH_REASONS.get(choice.get("finish_reason") or "", "other")
+    if refusal and not text:
         stop = "refusal"
+    counts: Any = reply.get("usage")
     usage = (
-        Usage(
-            input_tokens=reply.usage.prompt_tokens,
-            output_tokens=reply.usage.completion_tokens,
-        )
-        if reply.usage is not None
+        Usage(input_tokens=counts["prompt_tokens"], output_tokens=counts["completion_tokens"])
+        if counts is not None
         else Usage()
     )
-    return ModelResponse(content=tuple(content), stop_reason=stop, usage=usage, model=reply.model)
+    return ModelResponse(
+        content=tuple(content), stop_reason=stop, usage=usage, model=reply["model"]
+    )
