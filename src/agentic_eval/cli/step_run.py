@@ -10,8 +10,7 @@ import click
 
 from agentic_eval.agent.loop import Limits
 from agentic_eval.backends.base import AuthenticationFailed, BackendError, ModelBackend
-from agentic_eval.backends.scripted import ScriptedBackend
-from agentic_eval.backends.spec import BackendSpec, live_backend_from_spec
+from agentic_eval.backends.spec import BackendSpec
 from agentic_eval.cli.common import open_recorder
 from agentic_eval.cli.step_view import ShowingBackend, echo, print_attempt, print_header
 from agentic_eval.cli.workflow import ClaimGuard, Interrupted
@@ -72,44 +71,33 @@ def _scenario(o: StepOptions, wf: Workflow) -> AgentScenario:
         raise click.ClickException(one_line(str(exc))) from None
 
 
-def _backend(o: StepOptions, s: AgentScenario) -> tuple[ModelBackend, RunSettings]:
-    limits = Limits(max_turns=o.max_turns)
+def _spec(o: StepOptions, s: AgentScenario) -> BackendSpec:
+    """The backend the flags ask for, as a spec (``build_backend`` builds it)."""
+    suite = s.workflow.key
     if o.mode == "scripted":
         name = o.agent or s.agent
-        agents = scripted_agents(s.workflow.key)
+        agents = scripted_agents(suite)
         if name not in agents:
             known = ", ".join(agents) or "none"
-            raise click.UsageError(f"{s.workflow.key} has no scripted agent {name!r} ({known})")
-        settings = RunSettings(
-            model=f"scripted:{name}", limits=limits, max_failure_rate=s.max_failure_rate
-        )
-        return ScriptedBackend(name, agents[name]), settings
+            raise click.UsageError(f"{suite} has no scripted agent {name!r} ({known})")
+        return BackendSpec(kind="scripted", agent=name)
     if o.mode == "replay":
         agent = o.agent or s.agent
-        recorded = list_agents(o.recordings, s.workflow.key)
+        recorded = list_agents(o.recordings, suite)
         if agent not in recorded:
             known = ", ".join(recorded) or "none"
             raise click.UsageError(
-                f"no recordings of agent {agent!r} for {s.workflow.key} under {o.recordings} "
+                f"no recordings of agent {agent!r} for {suite} under {o.recordings} "
                 f"(recorded: {known})"
             )
-        try:
-            backend = ReplayBackend(agent_dir(o.recordings, s.workflow.key, agent))
-        except RecordingError as exc:
-            raise click.ClickException(one_line(str(exc))) from None
-        if not any(key.case_id == s.name for key in backend.files):
-            raise click.UsageError(
-                f"no recording of scenario {s.name} by {agent!r} under {o.recordings}"
-            )
-        params = backend.parameters()
-        return backend, RunSettings.from_parameters(backend.info().model, params)
+        return BackendSpec(kind="replay", agent=agent, recordings=str(o.recordings))
     assert o.provider is not None and o.model is not None
     if o.agent is not None:
         try:
             check_label(o.agent)
         except LabelError as exc:
             raise click.UsageError(f"--agent: {exc}") from None
-    spec = BackendSpec(
+    return BackendSpec(
         kind="live",
         provider=o.provider,
         model=o.model,
@@ -118,11 +106,25 @@ def _backend(o: StepOptions, s: AgentScenario) -> tuple[ModelBackend, RunSetting
         retries=o.retries,
         timeout=o.timeout,
     )
+
+
+def _backend(o: StepOptions, s: AgentScenario) -> tuple[ModelBackend, RunSettings]:
+    from agentic_eval.batch import build_backend
+
+    spec = _spec(o, s)
     try:
-        backend = live_backend_from_spec(spec)
-    except BackendError as exc:
+        backend = build_backend(spec, s.workflow.key, scripted_agents(s.workflow.key))
+    except (BackendError, RecordingError) as exc:
         raise click.ClickException(one_line(str(exc))) from None
-    return backend, RunSettings(model=o.model, limits=limits, max_failure_rate=s.max_failure_rate)
+    if isinstance(backend, ReplayBackend):  # what the recording says the run was
+        if not any(key.case_id == s.name for key in backend.files):
+            raise click.UsageError(
+                f"no recording of scenario {s.name} by {spec.agent!r} under {o.recordings}"
+            )
+        return backend, RunSettings.from_parameters(backend.info().model, backend.parameters())
+    limits = Limits(max_turns=o.max_turns)
+    model = backend.info().model if spec.kind == "scripted" else o.model or ""
+    return backend, RunSettings(model=model, limits=limits, max_failure_rate=s.max_failure_rate)
 
 
 def _exit_code(run: StepRun) -> int:
