@@ -8,10 +8,10 @@ run ends the same way, so a resumed run's scorecard equals an uninterrupted one'
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
 from agentic_eval.batch.plan import RunPlan
 from agentic_eval.core.messages import trusted
@@ -24,6 +24,14 @@ from agentic_eval.evaluation.sinks import RecordingSink, ReplaySink, RunSink
 from agentic_eval.recordings.layout import agent_dir
 from agentic_eval.store.db import Store
 from agentic_eval.store.models import EvalRun
+
+
+class FinishedSink(Protocol):
+    """Told the finished run, after every sample sink closed (the history files its entry)."""
+
+    def finished(self, result: SessionResult) -> object:
+        """Take the finished (or stopped) run."""
+        ...
 
 
 def plan_sinks(plan: RunPlan) -> list[RunSink]:
@@ -157,9 +165,11 @@ async def run_plan(
     on_case: Callable[[CaseRun], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
     worker: str | None = None,
+    after: Sequence[FinishedSink] = (),
 ) -> SessionResult:
     """Run the run's planned samples the store does not hold yet, then finish it from its rows
-    (:func:`finish_plan`): a first run and a resumed one end alike.
+    (:func:`finish_plan`) and tell ``after`` (the history): a first run and a resumed one end
+    alike.
 
     Raises:
         BatchError: No such run, no plan, a case gone from the suite.
@@ -179,4 +189,7 @@ async def run_plan(
         with contextlib.suppress(Exception):
             store.finish_run(run_id, None, datetime.now(UTC), None, "interrupted")
         raise
-    return finish_plan(store, run_id, sinks, stopped=bool(should_stop and should_stop()))
+    result = finish_plan(store, run_id, sinks, stopped=bool(should_stop and should_stop()))
+    for sink in after:
+        sink.finished(result)
+    return result

@@ -7,7 +7,6 @@ import dataclasses
 import signal
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import click
@@ -21,7 +20,6 @@ from agentic_eval.batch.run import plan_specs
 from agentic_eval.cli import render
 from agentic_eval.cli.common import load_cases, resolve_domains, select_cases, warn
 from agentic_eval.cli.run import RunOptions
-from agentic_eval.core.canonical import canonical_file_text
 from agentic_eval.core.process import process_gone, this_process
 from agentic_eval.core.realdata import inside_git_work_tree
 from agentic_eval.core.settings import RunParameters
@@ -29,13 +27,8 @@ from agentic_eval.core.text import one_line
 from agentic_eval.domains.base import Domain
 from agentic_eval.evaluation.gate import EXIT_CODES
 from agentic_eval.evaluation.session import SessionResult
-from agentic_eval.history import (
-    HistoryError,
-    StoredEntry,
-    entry_from_session,
-    history_dir,
-    record_session,
-)
+from agentic_eval.history import StoredEntry
+from agentic_eval.history.sink import HistorySink
 from agentic_eval.recordings.files import (
     RecordingError,
     list_agents,
@@ -319,15 +312,13 @@ async def execute(o: RunOptions) -> int:
         for job in plan.jobs:
             if stopper():
                 break
-            result = await _run_job(o, job, store, stopper)
+            filing = HistorySink(store, job.plan, write=o.history)
+            result = await _run_job(o, job, store, stopper, filing)
             results.append(result)
-            stored = _history(o, job, result)
-            entries.append(stored)
-            if not any(s.external_fixtures for s in job.specs):
-                entry = stored.entry
-                text = canonical_file_text(entry)
-                filed = history_dir() if stored.sha256 else None  # a file was written
-                store.add_history_entry(result.run_id, entry.suite, entry.finished_at, text, filed)
+            for line in filing.warnings:
+                warn(line)
+            assert filing.stored is not None
+            entries.append(filing.stored)
     except AuthenticationFailed as exc:
         provider = o.provider or "provider"
         click.echo(
@@ -404,27 +395,6 @@ async def execute(o: RunOptions) -> int:
     return max((EXIT_CODES[r.gate.verdict] for r in results), default=0)
 
 
-def _history(o: RunOptions, job: Job, result: SessionResult) -> StoredEntry:
-    """The run's history entry, written to the history folder unless --no-history (or unless
-    the run used real fixtures and the history folder lies inside a git repository)."""
-    real = any(s.external_fixtures for s in job.specs)
-    if real and o.history and inside_git_work_tree(history_dir()):
-        warn(
-            f"{job.domain.name} used real fixtures: its history entry is not written into "
-            f"{history_dir()} (inside a git repository); set AGENTIC_EVAL_HISTORY_DIR elsewhere"
-        )
-    settings, spec = job.plan.settings(), job.plan.backend
-    if not o.history or (real and inside_git_work_tree(history_dir())):
-        entry = entry_from_session(result, job.domain, job.specs, settings, spec)
-        return StoredEntry(Path(f"{result.run_id}.json"), entry)
-    try:
-        return record_session(result, job.domain, job.specs, settings, spec)
-    except HistoryError as exc:  # a history write never fails the run
-        warn(str(exc))
-        entry = entry_from_session(result, job.domain, job.specs, settings, spec)
-        return StoredEntry(Path(f"{result.run_id}.json"), entry)
-
-
 def _document(
     o: RunOptions, results: list[SessionResult], entries: list[StoredEntry], plan: Plan
 ) -> str:
@@ -482,7 +452,9 @@ def _open(job: Job, store: Store) -> str:
         raise click.ClickException(one_line(str(exc))) from None
 
 
-async def _run_job(o: RunOptions, job: Job, store: Store, stopper: Stopper) -> SessionResult:
+async def _run_job(
+    o: RunOptions, job: Job, store: Store, stopper: Stopper, filing: HistorySink
+) -> SessionResult:
     run_id = _open(job, store)
     bar = None
     progress = None
@@ -490,7 +462,7 @@ async def _run_job(o: RunOptions, job: Job, store: Store, stopper: Stopper) -> S
         bar = render.progress_bar(job.domain.name, len(job.plan.keys))
         progress = bar.advance
     try:
-        return await run_plan(store, run_id, on_case=progress, should_stop=stopper)
+        return await run_plan(store, run_id, on_case=progress, should_stop=stopper, after=[filing])
     except BatchError as exc:
         raise click.ClickException(one_line(str(exc))) from None
     finally:
