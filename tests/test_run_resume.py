@@ -215,3 +215,26 @@ def test_resume_refuses_what_it_cannot_finish(
     assert main(["run", "--resume", done.id]) == 2
     assert "is running in" in capsys.readouterr().err
     store.close()
+
+
+def test_a_stopped_run_is_filed_in_the_history_once_resumed(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = Store()
+    args = tuple(a for a in LONG if a != "--no-history")
+    proc = _start(args, dict(os.environ))
+    run_id, _ = _stop_midway(proc, store, signal.SIGINT)
+    assert _run_row(store, run_id).status == "interrupted"
+    history = home / "history" / "retail_ops"
+    assert not history.exists() or not list(history.glob("*.json"))  # nothing filed yet
+    assert store.history_texts([run_id]) == {}
+
+    assert main(["run", "--resume", run_id]) == 0
+    capsys.readouterr()
+    (entry,) = history.glob("*.json")
+    assert run_id in entry.name and '"status":"finished"' in entry.read_text().replace(" ", "")
+    assert run_id in store.history_texts([run_id])
+    assert main(["history", "retail_ops"]) == 0
+    err = capsys.readouterr().err
+    assert "differs" not in err and "warning" not in err, err
+    store.close()
