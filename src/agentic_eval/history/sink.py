@@ -49,6 +49,13 @@ class HistorySink:
         if result.status != "finished":
             self.stored = stored
             return stored
+        if self.plan.gate != "rate":  # the entry format records the rate gate only
+            self.warnings.append(
+                "no history entry for a batch gated on the upper bound (the history records "
+                "rates)"
+            )
+            self.stored = stored
+            return stored
         if self.write and not blocked:
             try:
                 stored = append_entry(entry)
