@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
+import socketserver
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import pytest
 
-from agentic_eval.backends import anthropic_backend
+from agentic_eval.backends import anthropic_backend, openai_backend
 from agentic_eval.backends.anthropic_backend import AnthropicBackend
 from agentic_eval.backends.base import BackendError, CallContext, ModelBackend
 from agentic_eval.backends.openai_backend import (
@@ -49,88 +51,74 @@ Reply = tuple[int, str, bytes]
 """An HTTP reply of the capture server: status, content type, body."""
 
 
-class CaptureServer:
-    """HTTP/1.1 on 127.0.0.1 with keep-alive: keeps each request's raw bytes, answers ``reply``."""
+class CaptureServer(socketserver.ThreadingTCPServer):
+    """HTTP/1.1 on 127.0.0.1 with keep-alive: keeps each request's raw bytes, answers ``reply``
+    (after ``delay`` seconds), counts the connections it accepted."""
+
+    daemon_threads = True
+    request_queue_size = 512
 
     def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _Capture)
         self.requests: list[bytes] = []
         self.connections = 0
         self.reply: Reply = (200, "application/json", b"{}")
         self.delay = 0.0
-        self._lock = threading.Lock()
-        self._listener = socket.create_server(("127.0.0.1", 0), backlog=512)
-        self.port: int = self._listener.getsockname()[1]
-        self._stopping = False
-        threading.Thread(target=self._accept, daemon=True).start()
+        self.lock = threading.Lock()
+        self.root = f"http://127.0.0.1:{self.server_address[1]}"
+        threading.Thread(target=self.serve_forever, args=(0.05,), daemon=True).start()
 
-    @property
-    def root(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+    def answer(self, payload: Any) -> None:
+        """Answer every request from now on with ``payload`` as JSON."""
+        self.reply = (200, "application/json", json.dumps(payload).encode())
 
-    def answer(self, payload: Any, *, status: int = 200, content_type: str = "application/json"):
-        """Answer every request from now on with ``payload`` (JSON unless bytes)."""
-        body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-        self.reply = (status, content_type, body)
 
-    def _accept(self) -> None:
-        while not self._stopping:
-            try:
-                conn, _ = self._listener.accept()
-            except OSError:
-                return
-            with self._lock:
-                self.connections += 1
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+class _Capture(socketserver.StreamRequestHandler):
+    server: CaptureServer
 
-    def _serve(self, conn: socket.socket) -> None:
-        buffer = b""
-        with conn:
-            while True:
-                while b"\r\n\r\n" not in buffer:
-                    chunk = conn.recv(65536)
-                    if not chunk:
-                        return
-                    buffer += chunk
-                head, _, rest = buffer.partition(b"\r\n\r\n")
-                length = 0
-                for line in head.split(b"\r\n")[1:]:
-                    name, _, value = line.partition(b":")
-                    if name.strip().lower() == b"content-length":
-                        length = int(value.strip())
-                while len(rest) < length:
-                    chunk = conn.recv(65536)
-                    if not chunk:
-                        return
-                    rest += chunk
-                with self._lock:
-                    self.requests.append(head + b"\r\n\r\n" + rest[:length])
-                buffer = rest[length:]
-                if self.delay:
-                    threading.Event().wait(self.delay)
-                status, content_type, body = self.reply
-                conn.sendall(
-                    f"HTTP/1.1 {status} X\r\nContent-Type: {content_type}\r\n"
-                    f"Content-Length: {len(body)}\r\n\r\n".encode()
-                    + body
-                )
+    def handle(self) -> None:
+        with self.server.lock:
+            self.server.connections += 1
+        while head := self._head():
+            length = next(
+                (int(v) for k, _, v in (h.partition(b":") for h in head.split(b"\r\n"))
+                 if k.strip().lower() == b"content-length"),
+                0,
+            )  # fmt: skip
+            body = self.rfile.read(length)
+            with self.server.lock:
+                self.server.requests.append(head + body)
+            time.sleep(self.server.delay)
+            status, content_type, reply = self.server.reply
+            self.wfile.write(
+                f"HTTP/1.1 {status} X\r\nContent-Type: {content_type}\r\n"
+                f"Content-Length: {len(reply)}\r\n\r\n".encode()
+                + reply
+            )
 
-    def close(self) -> None:
-        self._stopping = True
-        self._listener.close()
+    def _head(self) -> bytes:
+        lines: list[bytes] = []
+        while (line := self.rfile.readline()) not in (b"", b"\r\n"):
+            lines.append(line)
+        return b"".join(lines) + b"\r\n" if lines and line else b""
 
 
 @pytest.fixture
 def server() -> Iterator[CaptureServer]:
     capture = CaptureServer()
     yield capture
-    capture.close()
+    capture.shutdown()
+    capture.server_close()
 
 
 Provider = Literal["anthropic", "openai"]
 
 
+Keep = Callable[[Any], Any]
+
+
 @pytest.fixture
-async def closing() -> AsyncIterator[Callable[[Any], Any]]:
+async def closing() -> AsyncIterator[Keep]:
     """Registers SDK clients and backends to close after the test."""
     opened: list[Any] = []
 
@@ -233,29 +221,16 @@ REQUESTS: dict[str, ModelRequest] = {
 
 
 # -- the reference: the SDKs' create, called as the backends called it before ----------------
+# (the request's parts are built by the backends' helpers, which the change left as they were)
 
 
 async def openai_create(client: Any, req: ModelRequest, max_tokens_param: str) -> Any:
-    import openai
-
-    omit = openai.omit
-    limit = req.max_tokens
+    omit, limit = openai_sdk().omit, req.max_tokens
     use_completion = max_tokens_param == "max_completion_tokens"
-    tools = [
-        {
-            "type": "function",
-            "function": {
-                "name": t.name,
-                "description": t.description,
-                "parameters": t.input_schema,
-            },
-        }
-        for t in req.tools
-    ]
     return await client.chat.completions.create(
         model=req.model,
         messages=to_chat_messages(req),
-        tools=tools or omit,
+        tools=[openai_backend._tool_param(t) for t in req.tools] or omit,
         temperature=req.temperature,
         max_completion_tokens=limit if use_completion else omit,
         max_tokens=omit if use_completion else limit,
@@ -266,9 +241,8 @@ def openai_typed_response(reply: Any) -> ModelResponse:
     """How the backend converted the SDK's ``ChatCompletion`` before the fast path."""
     if not reply.choices:
         raise BackendError("openai: the response has no choices")
-    choice = reply.choices[0]
+    choice, content = reply.choices[0], list[ContentBlock]()
     message = choice.message
-    content: list[ContentBlock] = []
     if message.content:
         content.append(TextBlock(text=message.content))
     elif message.refusal:
@@ -280,55 +254,22 @@ def openai_typed_response(reply: Any) -> ModelResponse:
         else:
             arguments = {RAW_ARGUMENTS_KEY: call.custom.input}
             content.append(ToolUseBlock(id=call.id, name=call.custom.name, input=arguments))
-    reasons: dict[str, StopReason] = {
-        "stop": "end_turn",
-        "tool_calls": "tool_use",
-        "length": "max_tokens",
-        "content_filter": "refusal",
-    }
-    stop: StopReason = reasons.get(choice.finish_reason or "", "other")
+    stop: StopReason = openai_backend._FINISH_REASONS.get(choice.finish_reason or "", "other")
     if message.refusal and not message.content:
         stop = "refusal"
-    usage = (
-        Usage(input_tokens=reply.usage.prompt_tokens, output_tokens=reply.usage.completion_tokens)
-        if reply.usage is not None
-        else Usage()
-    )
+    u = reply.usage
+    usage = Usage(input_tokens=u.prompt_tokens, output_tokens=u.completion_tokens) if u else Usage()
     return ModelResponse(content=tuple(content), stop_reason=stop, usage=usage, model=reply.model)
 
 
 async def anthropic_create(client: Any, req: ModelRequest) -> Any:
-    import anthropic
-
-    omit = anthropic.omit
-    messages: list[dict[str, Any]] = []
-    for m in req.messages:
-        blocks: list[dict[str, Any]] = []
-        for b in m.content:
-            if b.type == "text":
-                blocks.append({"type": "text", "text": b.text})
-            elif b.type == "tool_use":
-                blocks.append({"type": "tool_use", "id": b.id, "name": b.name, "input": b.input})
-            else:
-                blocks.append(
-                    {
-                        "type": "tool_result",
-                        "tool_use_id": b.tool_use_id,
-                        "content": b.content,
-                        "is_error": b.is_error,
-                    }
-                )
-        messages.append({"role": m.role, "content": blocks})
-    tools = [
-        {"name": t.name, "description": t.description, "input_schema": t.input_schema}
-        for t in req.tools
-    ]
+    omit = anthropic_sdk().omit
     return await client.messages.create(
         model=req.model,
         max_tokens=req.max_tokens,
-        messages=messages,
+        messages=[anthropic_backend._message_param(m) for m in req.messages],
         system=req.system or omit,
-        tools=tools or omit,
+        tools=[anthropic_backend._tool_param(t) for t in req.tools] or omit,
     )
 
 
@@ -340,170 +281,133 @@ def anthropic_typed_response(reply: Any) -> ModelResponse:
             content.append(TextBlock(text=block.text))
         elif block.type == "tool_use":
             content.append(ToolUseBlock(id=block.id, name=block.name, input=dict(block.input)))
-    reasons: dict[str, StopReason] = {
-        "end_turn": "end_turn",
-        "tool_use": "tool_use",
-        "max_tokens": "max_tokens",
-        "stop_sequence": "stop_sequence",
-        "refusal": "refusal",
-    }
-    stop = reasons.get(reply.stop_reason or "", "other")
+    stop = anthropic_backend._STOP_REASONS.get(reply.stop_reason or "", "other")
     u = reply.usage
     cached = (u.cache_read_input_tokens or 0) + (u.cache_creation_input_tokens or 0)
     usage = Usage(input_tokens=u.input_tokens + cached, output_tokens=u.output_tokens)
     return ModelResponse(content=tuple(content), stop_reason=stop, usage=usage, model=reply.model)
 
 
-def openai_pair(server: CaptureServer, closing: Callable[[Any], Any], param: str) -> Any:
+def openai_sdk() -> Any:
     import openai
 
-    base_url = server.root + "/v1"
-    sdk = closing(
-        openai.AsyncOpenAI(api_key=KEY, base_url=base_url, timeout=TIMEOUT, max_retries=0)
-    )
-    backend = closing(
-        OpenAIBackend(
-            "fake-model", api_key=KEY, base_url=base_url, timeout=TIMEOUT, max_tokens_param=param
-        )
-    )
-    return sdk, backend
+    return openai
 
 
-def anthropic_pair(server: CaptureServer, closing: Callable[[Any], Any]) -> Any:
+def anthropic_sdk() -> Any:
     import anthropic
 
-    sdk = closing(
-        anthropic.AsyncAnthropic(api_key=KEY, base_url=server.root, timeout=TIMEOUT, max_retries=0)
-    )
-    backend = closing(
-        AnthropicBackend("fake-model", api_key=KEY, base_url=server.root, timeout=TIMEOUT)
-    )
-    return sdk, backend
+    return anthropic
+
+
+@dataclass
+class Side:
+    """One provider's reference (the SDK's create and the old conversion) and its backend."""
+
+    create: Callable[[ModelRequest], Awaitable[Any]]
+    convert: Callable[[Any], ModelResponse]
+    backend: ModelBackend
+
+
+def side(
+    provider: Provider, server: CaptureServer, closing: Keep, param: str = "max_tokens"
+) -> Side:
+    if provider == "openai":
+        url = server.root + "/v1"
+        sdk = closing(openai_sdk().AsyncOpenAI(api_key=KEY, base_url=url, **SDK_ARGS))
+        backend = OpenAIBackend("fake-model", api_key=KEY, base_url=url, timeout=TIMEOUT,
+                                max_tokens_param=param)  # fmt: skip
+        return Side(lambda r: openai_create(sdk, r, param), openai_typed_response, closing(backend))
+    url = server.root
+    sdk = closing(anthropic_sdk().AsyncAnthropic(api_key=KEY, base_url=url, **SDK_ARGS))
+    backend = AnthropicBackend("fake-model", api_key=KEY, base_url=url, timeout=TIMEOUT)
+    return Side(lambda r: anthropic_create(sdk, r), anthropic_typed_response, closing(backend))
+
+
+SDK_ARGS: dict[str, Any] = {"timeout": TIMEOUT, "max_retries": 0}
+OPENAI_OK = {
+    "id": "c", "object": "chat.completion", "created": 0, "model": "fake-model-2025",
+    "choices": [{"index": 0, "finish_reason": "stop",
+                 "message": {"role": "assistant", "content": "Done."}}],
+    "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
+}  # fmt: skip
+ANTHROPIC_OK = {
+    "id": "m", "type": "message", "role": "assistant", "model": "fake-model-2025",
+    "content": [{"type": "text", "text": "Done."}], "stop_reason": "end_turn",
+    "stop_sequence": None, "usage": {"input_tokens": 3, "output_tokens": 2},
+}  # fmt: skip
+OK = {"openai": OPENAI_OK, "anthropic": ANTHROPIC_OK}
+PROVIDERS: tuple[Provider, ...] = ("anthropic", "openai")
+SIDES = [("anthropic", "max_tokens"), ("openai", "max_tokens"), ("openai", "max_completion_tokens")]
 
 
 # -- the same bytes on the wire ---------------------------------------------------------------
 
-OPENAI_OK = {
-    "id": "c",
-    "object": "chat.completion",
-    "created": 0,
-    "model": "fake-model-2025",
-    "choices": [
-        {
-            "index": 0,
-            "finish_reason": "stop",
-            "message": {"role": "assistant", "content": "Done."},
-        }
-    ],
-    "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
-}
-ANTHROPIC_OK = {
-    "id": "m",
-    "type": "message",
-    "role": "assistant",
-    "model": "fake-model-2025",
-    "content": [{"type": "text", "text": "Done."}],
-    "stop_reason": "end_turn",
-    "stop_sequence": None,
-    "usage": {"input_tokens": 3, "output_tokens": 2},
-}
 
-
-@pytest.mark.parametrize("param", ["max_tokens", "max_completion_tokens"])
 @pytest.mark.parametrize("name", list(REQUESTS))
-async def test_openai_sends_the_bytes_create_sends(
-    name: str, param: str, server: CaptureServer, closing: Callable[[Any], Any]
+@pytest.mark.parametrize(("provider", "param"), SIDES)
+async def test_the_backend_sends_the_bytes_create_sends(
+    provider: Provider, param: str, name: str, server: CaptureServer, closing: Keep
 ) -> None:
-    server.answer(OPENAI_OK)
-    sdk, backend = openai_pair(server, closing, param)
-    req = REQUESTS[name]
-    await openai_create(sdk, req, param)
-    await backend.complete(req, CALL)
-    await backend.complete(req, CALL)  # the second time with the tools' encoding remembered
+    server.answer(OK[provider])
+    pair = side(provider, server, closing, param)
+    await pair.create(REQUESTS[name])
+    await pair.backend.complete(REQUESTS[name], CALL)
+    await pair.backend.complete(REQUESTS[name], CALL)  # the tools' encoding remembered
     reference, fast, again = server.requests
     assert fast == reference
     assert again == reference
-    assert b"POST /v1/chat/completions HTTP/1.1" in fast
-    assert f"Bearer {KEY}".encode() in fast
+    path = "/v1/chat/completions" if provider == "openai" else "/v1/messages"
+    assert fast.startswith(f"POST {path} HTTP/1.1\r\n".encode())
+    assert f"Bearer {KEY}\r\n".encode() in fast
 
 
-@pytest.mark.parametrize("name", list(REQUESTS))
-async def test_anthropic_sends_the_bytes_create_sends(
-    name: str, server: CaptureServer, closing: Callable[[Any], Any]
-) -> None:
-    server.answer(ANTHROPIC_OK)
-    sdk, backend = anthropic_pair(server, closing)
-    req = REQUESTS[name]
-    await anthropic_create(sdk, req)
-    await backend.complete(req, CALL)
-    await backend.complete(req, CALL)
-    reference, fast, again = server.requests
-    assert fast == reference
-    assert again == reference
-    assert b"POST /v1/messages HTTP/1.1" in fast
-    assert f"Bearer {KEY}".encode() in fast
-
-
-@pytest.mark.parametrize("provider", ["anthropic", "openai"])
+@pytest.mark.parametrize("provider", PROVIDERS)
 async def test_the_tools_encoding_follows_the_tools(
-    provider: Provider, server: CaptureServer, closing: Callable[[Any], Any]
+    provider: Provider, server: CaptureServer, closing: Keep
 ) -> None:
     # Remembered per tuple of tools: another tuple, even of equal tools, is encoded anew.
-    if provider == "openai":
-        server.answer(OPENAI_OK)
-        _, backend = openai_pair(server, closing, "max_tokens")
-    else:
-        server.answer(ANTHROPIC_OK)
-        _, backend = anthropic_pair(server, closing)
+    server.answer(OK[provider])
+    backend = side(provider, server, closing).backend
     changed = PAY.model_copy(update={"description": "Pay it."})
     for tools in (TOOLS, (LOOKUP,), (LOOKUP, changed), ()):
         await backend.complete(request(tools=tools), CALL)
     bodies = [json.loads(r.partition(b"\r\n\r\n")[2]) for r in server.requests]
-    key = "parameters" if provider == "openai" else "input_schema"
-    if provider == "openai":
-        names = [[t["function"]["name"] for t in b.get("tools", [])] for b in bodies]
-        descriptions = [[t["function"]["description"] for t in b.get("tools", [])] for b in bodies]
-        assert bodies[0]["tools"][1]["function"][key] == PAY.input_schema
-    else:
-        names = [[t["name"] for t in b.get("tools", [])] for b in bodies]
-        descriptions = [[t["description"] for t in b.get("tools", [])] for b in bodies]
-        assert bodies[0]["tools"][1][key] == PAY.input_schema
-    assert names == [
+    tools = [[t.get("function", t) for t in b.get("tools", [])] for b in bodies]
+    assert [[t["name"] for t in ts] for ts in tools] == [
         ["lookup_invoice", "pay_invoice"],
         ["lookup_invoice"],
         ["lookup_invoice", "pay_invoice"],
         [],
     ]
-    assert descriptions[2][1] == "Pay it."
+    assert tools[0][1].get("parameters", tools[0][1].get("input_schema")) == PAY.input_schema
+    assert tools[2][1]["description"] == "Pay it."
     assert "tools" not in bodies[3]
 
 
-@pytest.mark.parametrize("provider", ["anthropic", "openai"])
+@pytest.mark.parametrize("provider", PROVIDERS)
 async def test_a_value_json_cannot_carry_fails_as_create_fails(
-    provider: Provider, server: CaptureServer, closing: Callable[[Any], Any]
+    provider: Provider, server: CaptureServer, closing: Keep
 ) -> None:
     # The SDKs encode with allow_nan=False. Chat Completions carries tool input as text (json.dumps
     # writes NaN there), so both paths send it; the Messages API carries it as JSON, so both
     # refuse it before anything is sent.
-    nan = Message(
-        role="assistant",
-        content=(ToolUseBlock(id="n", name="pay_invoice", input={"amount": float("nan")}),),
-    )
+    use = ToolUseBlock(id="n", name="pay_invoice", input={"amount": float("nan")})
+    nan = Message(role="assistant", content=(use,))
     req = request(messages=(user_text("go"), nan, user_text("and?")))
+    server.answer(OK[provider])
+    pair = side(provider, server, closing)
     if provider == "openai":
-        server.answer(OPENAI_OK)
-        sdk, backend = openai_pair(server, closing, "max_tokens")
-        await openai_create(sdk, req, "max_tokens")
-        await backend.complete(req, CALL)
+        await pair.create(req)
+        await pair.backend.complete(req, CALL)
         reference, fast = server.requests
         assert fast == reference
         assert b'"arguments":"{\\"amount\\": NaN}"' in fast
         return
-    sdk, backend = anthropic_pair(server, closing)
     with pytest.raises(ValueError, match="Out of range float"):
-        await anthropic_create(sdk, req)
+        await pair.create(req)
     with pytest.raises(ValueError, match="Out of range float"):
-        await backend.complete(req, CALL)
+        await pair.backend.complete(req, CALL)
     assert server.requests == []
 
 
@@ -511,163 +415,98 @@ async def test_a_value_json_cannot_carry_fails_as_create_fails(
 
 
 def completion(message: dict[str, Any], finish: str | None = "stop", **extra: Any) -> Any:
-    return {
-        **{k: v for k, v in OPENAI_OK.items() if k != "choices"},
-        "choices": [{"index": 0, "finish_reason": finish, "message": message}],
-        **extra,
-    }
+    choice = {"index": 0, "finish_reason": finish, "message": {"role": "assistant", **message}}
+    return {**OPENAI_OK, "choices": [choice], **extra}
 
 
-def fn_call(call_id: str, name: str, arguments: str) -> dict[str, Any]:
+def fn(call_id: str, name: str, arguments: str) -> dict[str, Any]:
     return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
 
 
 OPENAI_REPLIES: dict[str, Any] = {
     "text": OPENAI_OK,
     "text and tool calls": completion(
-        {
-            "role": "assistant",
-            "content": "Looking.",
-            "tool_calls": [
-                fn_call("a", "lookup_invoice", '{"invoice_id": "INV-7"}'),
-                fn_call("b", "pay_invoice", '{"amount": 1.5, "lines": [{"sku": "A"}]}'),
-            ],
-        },
+        {"content": "Looking.", "tool_calls": [fn("a", "lookup", '{"invoice_id": "INV-7"}'),
+                                               fn("b", "pay", '{"n": 1.5, "l": [{"s": "A"}]}')]},
         "tool_calls",
     ),
     "arguments not an object": completion(
-        {
-            "role": "assistant",
-            "content": None,
-            "tool_calls": [fn_call("a", "x", "{'id': 7"), fn_call("b", "y", "[1]")],
-        },
+        {"content": None, "tool_calls": [fn("a", "x", "{'id': 7"), fn("b", "y", "[1]")]},
         "tool_calls",
     ),
-    "blank arguments": completion(
-        {"role": "assistant", "content": None, "tool_calls": [fn_call("a", "x", "  ")]},
-        "tool_calls",
-    ),
+    "blank arguments": completion({"content": None, "tool_calls": [fn("a", "x", "  ")]}),
     "custom tool call": completion(
-        {
-            "role": "assistant",
-            "content": "",
-            "tool_calls": [
-                {"id": "k", "type": "custom", "custom": {"name": "grep", "input": "a|b"}}
-            ],
-        },
+        {"content": "", "tool_calls": [{"id": "k", "type": "custom",
+                                        "custom": {"name": "grep", "input": "a|b"}}]},
         "tool_calls",
     ),
-    "refusal only": completion(
-        {"role": "assistant", "content": None, "refusal": "I can't help with that."}
-    ),
-    "refusal and content": completion(
-        {"role": "assistant", "content": "Partly.", "refusal": "Not the rest."}
-    ),
-    "length": completion({"role": "assistant", "content": "Trunc"}, "length"),
-    "content filter": completion({"role": "assistant", "content": ""}, "content_filter"),
-    "no finish reason": completion({"role": "assistant", "content": "?"}, None),
-    "unknown finish reason": completion({"role": "assistant", "content": "?"}, "eos"),
+    "refusal only": completion({"content": None, "refusal": "I can't help with that."}),
+    "refusal and content": completion({"content": "Partly.", "refusal": "Not the rest."}),
+    "length": completion({"content": "Trunc"}, "length"),
+    "content filter": completion({"content": ""}, "content_filter"),
+    "no finish reason": completion({"content": "?"}, None),
+    "unknown finish reason": completion({"content": "?"}, "eos"),
     "usage null": {**OPENAI_OK, "usage": None},
     "no usage": {k: v for k, v in OPENAI_OK.items() if k != "usage"},
-    "two choices": {
-        **OPENAI_OK,
-        "choices": [
-            OPENAI_OK["choices"][0],
-            {"index": 1, "finish_reason": "stop", "message": {"role": "assistant", "content": "B"}},
-        ],
-    },
-    "extra fields": {
-        **OPENAI_OK,
-        "system_fingerprint": "fp",
-        "service_tier": "default",
-        "usage": {
-            "prompt_tokens": 9,
-            "completion_tokens": 4,
-            "total_tokens": 13,
-            "prompt_tokens_details": {"cached_tokens": 2},
-        },
-    },
+    "two choices": {**OPENAI_OK, "choices": [*OPENAI_OK["choices"],
+                                             *completion({"content": "B"})["choices"]]},
+    "extra fields": {**OPENAI_OK, "system_fingerprint": "fp", "service_tier": "default",
+                     "usage": {"prompt_tokens": 9, "completion_tokens": 4, "total_tokens": 13,
+                               "prompt_tokens_details": {"cached_tokens": 2}}},
     "no choices": {**OPENAI_OK, "choices": []},
-}
+}  # fmt: skip
 
 
 def message(content: list[Any], stop: str | None = "end_turn", **usage: Any) -> Any:
-    return {
-        **ANTHROPIC_OK,
-        "content": content,
-        "stop_reason": stop,
-        "usage": {"input_tokens": 10, "output_tokens": 4, **usage},
-    }
+    counts = {"input_tokens": 10, "output_tokens": 4, **usage}
+    return {**ANTHROPIC_OK, "content": content, "stop_reason": stop, "usage": counts}
 
 
+TEXT = {"type": "text", "text": "Answer."}
 ANTHROPIC_REPLIES: dict[str, Any] = {
     "text": ANTHROPIC_OK,
     "text and tool use": message(
-        [
-            {"type": "text", "text": "Looking."},
-            {"type": "tool_use", "id": "a", "name": "lookup", "input": {"id": "INV-7"}},
-            {"type": "tool_use", "id": "b", "name": "pay", "input": {"n": [1, {"x": None}]}},
-        ],
+        [TEXT, {"type": "tool_use", "id": "a", "name": "lookup", "input": {"id": "INV-7"}},
+         {"type": "tool_use", "id": "b", "name": "pay", "input": {"n": [1, {"x": None}]}}],
         "tool_use",
     ),
-    "thinking and server blocks are skipped": message(
-        [
-            {"type": "thinking", "thinking": "hmm", "signature": "s"},
-            {"type": "redacted_thinking", "data": "x"},
-            {"type": "text", "text": "Answer."},
-        ]
+    "thinking blocks are skipped": message(
+        [{"type": "thinking", "thinking": "hmm", "signature": "s"},
+         {"type": "redacted_thinking", "data": "x"}, TEXT]
     ),
-    "cache tokens": message(
-        [{"type": "text", "text": "c"}],
-        cache_read_input_tokens=100,
-        cache_creation_input_tokens=7,
-    ),
+    "cache tokens": message([TEXT], cache_read_input_tokens=100, cache_creation_input_tokens=7),
     "cache tokens null": message(
-        [{"type": "text", "text": "c"}],
-        cache_read_input_tokens=None,
-        cache_creation_input_tokens=None,
+        [TEXT], cache_read_input_tokens=None, cache_creation_input_tokens=None
     ),
-    "max tokens": message([{"type": "text", "text": "Trunc"}], "max_tokens"),
-    "stop sequence": message([{"type": "text", "text": "s"}], "stop_sequence"),
+    "max tokens": message([TEXT], "max_tokens"),
+    "stop sequence": message([TEXT], "stop_sequence"),
     "refusal": message([], "refusal"),
-    "pause turn": message([{"type": "text", "text": "p"}], "pause_turn"),
-    "no stop reason": message([{"type": "text", "text": "p"}], None),
+    "pause turn": message([TEXT], "pause_turn"),
+    "no stop reason": message([TEXT], None),
     "empty content": message([]),
-}
+}  # fmt: skip
+REPLIES = [("openai", n) for n in OPENAI_REPLIES] + [("anthropic", n) for n in ANTHROPIC_REPLIES]
 
 
-async def reference_or_error(make: Callable[[], Any], convert: Callable[[Any], Any]) -> Any:
+async def outcome(make: Callable[[], Awaitable[Any]], convert: Callable[[Any], Any]) -> Any:
     try:
         return convert(await make())
     except BackendError as exc:
         return f"BackendError: {exc}"
 
 
-@pytest.mark.parametrize("name", list(OPENAI_REPLIES))
-async def test_openai_reads_the_response_create_read(
-    name: str, server: CaptureServer, closing: Callable[[Any], Any]
+@pytest.mark.parametrize(("provider", "name"), REPLIES)
+async def test_the_backend_reads_the_response_create_read(
+    provider: Provider, name: str, server: CaptureServer, closing: Keep
 ) -> None:
-    server.answer(OPENAI_REPLIES[name])
-    sdk, backend = openai_pair(server, closing, "max_tokens")
-    req = REQUESTS["first turn"]
-    expected = await reference_or_error(
-        lambda: openai_create(sdk, req, "max_tokens"), openai_typed_response
-    )
-    got = await reference_or_error(lambda: backend.complete(req, CALL), lambda r: r)
-    assert got == expected
+    server.answer((OPENAI_REPLIES if provider == "openai" else ANTHROPIC_REPLIES)[name])
+    pair, req = side(provider, server, closing), REQUESTS["first turn"]
+    expected = await outcome(lambda: pair.create(req), pair.convert)
+    assert await outcome(lambda: pair.backend.complete(req, CALL), lambda r: r) == expected
     if name == "no choices":
         assert expected == "BackendError: openai: the response has no choices"
-
-
-@pytest.mark.parametrize("name", list(ANTHROPIC_REPLIES))
-async def test_anthropic_reads_the_response_create_read(
-    name: str, server: CaptureServer, closing: Callable[[Any], Any]
-) -> None:
-    server.answer(ANTHROPIC_REPLIES[name])
-    sdk, backend = anthropic_pair(server, closing)
-    req = REQUESTS["first turn"]
-    expected = anthropic_typed_response(await anthropic_create(sdk, req))
-    assert await backend.complete(req, CALL) == expected
+    else:
+        assert isinstance(expected, ModelResponse)
 
 
 UNREADABLE: dict[str, tuple[Reply, str]] = {
@@ -679,20 +518,15 @@ UNREADABLE: dict[str, tuple[Reply, str]] = {
 
 
 @pytest.mark.parametrize("name", list(UNREADABLE))
-@pytest.mark.parametrize("provider", ["anthropic", "openai"])
+@pytest.mark.parametrize("provider", PROVIDERS)
 async def test_an_unreadable_reply_is_a_backend_error(
-    provider: Provider, name: str, server: CaptureServer, closing: Callable[[Any], Any]
+    provider: Provider, name: str, server: CaptureServer, closing: Keep
 ) -> None:
     # create let these escape as JSONDecodeError or AttributeError; now they are BackendErrors
     # (an ``error`` outcome naming the provider), never retried.
-    reply, detail = UNREADABLE[name]
-    server.reply = reply
-    if provider == "openai":
-        _, backend = openai_pair(server, closing, "max_tokens")
-    else:
-        _, backend = anthropic_pair(server, closing)
+    server.reply, detail = UNREADABLE[name]
     with pytest.raises(BackendError) as raised:
-        await backend.complete(REQUESTS["first turn"], CALL)
+        await side(provider, server, closing).backend.complete(REQUESTS["first turn"], CALL)
     assert type(raised.value) is BackendError
     assert str(raised.value).startswith(f"{provider}: unreadable response: ")
     assert detail in str(raised.value)
@@ -704,48 +538,41 @@ async def test_an_unreadable_reply_is_a_backend_error(
 
 
 async def test_anthropic_takes_the_fast_path_when_no_tracer_provider_is_set(
-    server: CaptureServer, closing: Callable[[Any], Any], monkeypatch: pytest.MonkeyPatch
+    server: CaptureServer, closing: Keep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     server.answer(ANTHROPIC_OK)
-    _, backend = anthropic_pair(server, closing)
-    assert not anthropic_backend._traced(backend._client)  # pyright: ignore[reportPrivateUsage]
+    backend: Any = side("anthropic", server, closing).backend
+    assert not anthropic_backend._traced(backend._client)
 
     async def no_create(**_: Any) -> Any:
         raise AssertionError("messages.create was called")
 
-    monkeypatch.setattr(backend._client.messages, "create", no_create)  # pyright: ignore[reportPrivateUsage]
-    assert await backend.complete(REQUESTS["first turn"], CALL) == ModelResponse(
-        content=(TextBlock(text="Done."),),
-        stop_reason="end_turn",
-        usage=Usage(input_tokens=3, output_tokens=2),
-        model="fake-model-2025",
-    )
+    monkeypatch.setattr(backend._client.messages, "create", no_create)
+    got = await backend.complete(REQUESTS["first turn"], CALL)
+    assert got == anthropic_typed_response(await side("anthropic", server, closing).create(
+        REQUESTS["first turn"]))  # fmt: skip
 
 
 @pytest.mark.parametrize("reply", ["text", "text and tool use", "cache tokens", "refusal"])
 async def test_anthropic_traced_path_is_create_itself_with_the_same_result(
-    reply: str,
-    server: CaptureServer,
-    closing: Callable[[Any], Any],
-    monkeypatch: pytest.MonkeyPatch,
+    reply: str, server: CaptureServer, closing: Keep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     server.answer(ANTHROPIC_REPLIES[reply])
-    sdk, backend = anthropic_pair(server, closing)
-    req = REQUESTS["tools, system, temperature"]
+    pair, req = side("anthropic", server, closing), REQUESTS["tools, system, temperature"]
+    backend: Any = pair.backend
     fast = await backend.complete(req, CALL)
     monkeypatch.setattr(anthropic_backend, "_traced", lambda client: True)
     calls: list[dict[str, Any]] = []
-    create = backend._client.messages.create  # pyright: ignore[reportPrivateUsage]
+    create = backend._client.messages.create
 
     async def counted(**kwargs: Any) -> Any:
         calls.append(kwargs)
         return await create(**kwargs)
 
-    monkeypatch.setattr(backend._client.messages, "create", counted)  # pyright: ignore[reportPrivateUsage]
+    monkeypatch.setattr(backend._client.messages, "create", counted)
     traced = await backend.complete(req, CALL)
-    reference = anthropic_typed_response(await anthropic_create(sdk, req))
     assert len(calls) == 1
-    assert traced == fast == reference
+    assert traced == fast == pair.convert(await pair.create(req))
     first, second, third = server.requests
     assert first == second == third
 
@@ -753,17 +580,12 @@ async def test_anthropic_traced_path_is_create_itself_with_the_same_result(
 # -- one HTTP client, connections kept alive --------------------------------------------------
 
 
-@pytest.mark.parametrize("provider", ["anthropic", "openai"])
+@pytest.mark.parametrize("provider", PROVIDERS)
 async def test_requests_share_kept_alive_connections(
-    provider: Provider, server: CaptureServer, closing: Callable[[Any], Any]
+    provider: Provider, server: CaptureServer, closing: Keep
 ) -> None:
-    if provider == "openai":
-        server.answer(OPENAI_OK)
-        _, backend = openai_pair(server, closing, "max_tokens")
-    else:
-        server.answer(ANTHROPIC_OK)
-        _, backend = anthropic_pair(server, closing)
-    req = REQUESTS["first turn"]
+    server.answer(OK[provider])
+    backend, req = side(provider, server, closing).backend, REQUESTS["first turn"]
     for _ in range(5):
         await backend.complete(req, CALL)
     assert server.connections == 1
