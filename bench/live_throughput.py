@@ -10,7 +10,14 @@ taking turns x 100 ms and nothing else. The ratio actual / ideal is what the har
 and the fake add; measured in the same run, beside a scripted run of the same batch (no HTTP,
 no latency: the harness's own time).
 
-Run: ``python bench/live_throughput.py`` (about two minutes on 2 cores).
+The same live batch then runs on two ``agentic-eval worker`` processes (``--pool threads
+--concurrency 32`` each: 64 samples in flight in all) through ``batch --executor celery``, when
+``AGENTIC_EVAL_DATABASE_URL`` names a PostgreSQL database and ``AGENTIC_EVAL_BROKER_URL`` a Redis
+broker (skipped otherwise); its actual time is the run's own, from its ``eval_run`` row (opened
+to closed), its turns are read from its sample rows.
+
+Run: ``python bench/live_throughput.py`` (about two minutes on 2 cores; ``--no-celery`` skips
+the workers).
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -77,11 +85,106 @@ def serve(latency_ms: float) -> tuple[subprocess.Popen[str], str]:
     raise SystemExit(f"fake-provider exited with {proc.wait()} before printing its URL")
 
 
+def start_workers(
+    env: dict[str, str], threads: int, count: int, logs: Path
+) -> list[subprocess.Popen[bytes]]:
+    """``count`` thread-pool workers on the queue of ``env``, each ready when returned (their
+    logs in files: a pipe nobody reads would block them)."""
+    procs: list[subprocess.Popen[bytes]] = []
+    for i in range(count):
+        name = f"bench-{i}@%h"
+        cmd = [sys.executable, "-m", "agentic_eval", "worker", "--pool", "threads",
+               "--concurrency", str(threads), "--name", name, "--loglevel", "INFO"]  # fmt: skip
+        with (logs / f"worker-{i}.log").open("wb") as log:
+            procs.append(
+                subprocess.Popen(
+                    cmd,
+                    env=env,
+                    stdout=subprocess.DEVNULL,
+                    stderr=log,
+                    start_new_session=True,
+                )
+            )
+    deadline = time.monotonic() + 60
+    for i, proc in enumerate(procs):
+        while " ready." not in (logs / f"worker-{i}.log").read_text(errors="replace"):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"celery worker {i} did not start (exit {proc.poll()})")
+            time.sleep(0.1)
+    return procs
+
+
+def celery_batch(env: dict[str, str], args: list[str]) -> str:
+    """Run ``batch --executor celery`` in its own process; returns the run id."""
+    cmd = [sys.executable, "-m", "agentic_eval", "batch", DOMAIN, *args,
+           "--executor", "celery", "--no-history"]  # fmt: skip
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    found = re.search(r"^run: (\S+) \(finished\)$", done.stdout, re.M)
+    if found is None:
+        raise SystemExit(f"the celery batch failed ({done.returncode}): {done.stderr[-2000:]}")
+    return found.group(1)
+
+
+def run_rows(url: str, run_id: str) -> tuple[float, list[int], dict[str, int]]:
+    """The run's own time (opened to closed), its samples' turns and its outcomes."""
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(url)
+    with engine.connect() as conn:
+        started, finished = conn.execute(
+            text("SELECT started_at, finished_at FROM eval_run WHERE id = :r"), {"r": run_id}
+        ).one()
+        rows = conn.execute(
+            text("SELECT turns, outcome FROM eval_sample WHERE run_id = :r ORDER BY id"),
+            {"r": run_id},
+        ).all()
+    engine.dispose()
+    outcomes: dict[str, int] = {}
+    for _, outcome in rows:
+        outcomes[outcome] = outcomes.get(outcome, 0) + 1
+    return (finished - started).total_seconds(), [t for t, _ in rows], outcomes
+
+
+def celery_row(url: str, samples: list[str], latency: float, threads: int, logs: Path) -> str:
+    """The live batch on two thread-pool workers (``threads`` each), as one table row."""
+    database = os.environ.get("AGENTIC_EVAL_DATABASE_URL", "")
+    if not database.startswith("postgres") or not os.environ.get("AGENTIC_EVAL_BROKER_URL"):
+        return (
+            "two celery workers: skipped (set AGENTIC_EVAL_DATABASE_URL to a PostgreSQL URL and "
+            "AGENTIC_EVAL_BROKER_URL to a Redis one)"
+        )
+    env = {**os.environ, "AGENTIC_EVAL_QUEUE": f"bench-{uuid.uuid4().hex[:8]}"}
+    procs = start_workers(env, threads, 2, logs)
+    try:
+        live = ["--provider", "openai", "--base-url", url, "--model", "fake", "--retries", "0"]
+        celery_batch(env, [*live, "--cases", "match-001"])  # the SDK imported in each worker
+        before = [process_cpu(p.pid) for p in procs]
+        run_id = celery_batch(env, [*live, *samples])
+        after = [process_cpu(p.pid) for p in procs]
+    finally:
+        for proc in procs:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, 15)
+            proc.wait(timeout=30)
+    seconds, turns, outcomes = run_rows(database, run_id)
+    ideal = ideal_seconds(turns, 2 * threads, latency)
+    spent = [a - b for a, b in zip(after, before, strict=True) if a is not None and b is not None]
+    cpu = f"{sum(spent):>13.2f}" if len(spent) == len(procs) else f"{'-':>13}"
+    extra = (seconds - ideal) * 1000 / sum(turns) * 2 * threads
+    return (
+        f"{f'celery 2x{threads}':>11} {sum(turns):>6} {seconds:>9.2f} {ideal:>8.2f} "
+        f"{seconds / ideal:>6.2f} {extra:>14.1f} {cpu} {'-':>11} {outcomes.get('passed', 0):>7} "
+        f"{outcomes.get('transient', 0):>10}"
+    )
+
+
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--samples", type=int, default=6, help="samples per case")
     parser.add_argument("--latency-ms", type=float, default=100.0)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 8, 32, 64])
+    parser.add_argument("--celery-threads", type=int, default=32, help="per worker (2 workers)")
+    parser.add_argument("--no-celery", action="store_true", help="skip the two Celery workers")
     args = parser.parse_args()
     latency = args.latency_ms / 1000
     samples = ["--samples", str(args.samples)]
@@ -127,13 +230,16 @@ def main() -> int:
                     f"{extra:>14.1f} {cpu:>13.2f} {fake_cpu} {totals['passed']:>7} "
                     f"{totals['transient']:>10}"
                 )
+            if not args.no_celery:
+                print(celery_row(url, samples, latency, args.celery_threads, Path(tmp)))
         finally:
             proc.terminate()
             proc.wait(timeout=30)
     print("extra ms/turn: (actual - ideal) / turns x concurrency, the time a slot spends on a")
     print("turn beyond the provider's latency (harness, SDK, HTTP, the fake). client cpu s: the")
     print("run's CPU time in this process (one event loop: the bound at high concurrency);")
-    print("fake cpu s: the fake-provider process's, over the same run.")
+    print("fake cpu s: the fake-provider process's, over the same run. celery 2xN: two worker")
+    print("processes of N threads each; client cpu s is theirs, actual s the run's own time.")
     return 0
 
 

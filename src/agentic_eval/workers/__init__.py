@@ -21,7 +21,9 @@ from agentic_eval.workers.config import (
     require_celery,
     require_shared_store,
 )
+from agentic_eval.workers.failures import SampleFailure
 from agentic_eval.workers.submit import (
+    SampleFailed,
     Stalled,
     Submission,
     WorkersRun,
@@ -43,6 +45,8 @@ __all__ = [
     "VISIBILITY_ENV",
     "CeleryMissing",
     "CelerySettings",
+    "SampleFailed",
+    "SampleFailure",
     "Stalled",
     "Submission",
     "WorkerError",

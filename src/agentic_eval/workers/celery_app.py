@@ -14,6 +14,9 @@ Delivery is Celery's own, set so that no sample is lost:
 - the Redis ``visibility_timeout`` (``AGENTIC_EVAL_VISIBILITY_TIMEOUT``): a task not
   acknowledged within it is handed to another worker (a worker lost without a word).
 
+A task that raises stores no sample: it is retried while the store is unreachable, and otherwise
+told to the submitter (:mod:`agentic_eval.workers.failures`), which stops naming it.
+
 and the store's insert is idempotent on (run, case, sample), with a task skipping a sample the
 store holds: a task delivered twice never counts twice. There is no result backend: results
 live in the store.
@@ -23,8 +26,10 @@ from __future__ import annotations
 
 import functools
 import importlib
+import logging
 from typing import Any
 
+from agentic_eval.batch import SampleKey
 from agentic_eval.core.text import one_line, redact, safe_url
 from agentic_eval.store.db import StoreError
 from agentic_eval.workers.config import (
@@ -34,7 +39,11 @@ from agentic_eval.workers.config import (
     WorkerError,
     celery_settings,
 )
-from agentic_eval.workers.task import close_process_store, execute_sample
+from agentic_eval.workers.failures import SampleFailure, report_failure
+from agentic_eval.workers.task import close_process_store, execute_sample, preload
+
+STORE_RETRIES = 3
+"""Times a task whose store was unreachable is retried (after 2, 4, 8 s) before it fails."""
 
 
 def celery_app(settings: CelerySettings | None = None) -> Any:
@@ -74,21 +83,47 @@ def _app(settings: CelerySettings) -> Any:
 
     def run_sample(task: Any, run_id: str, key_json: str) -> int:
         """Run one planned sample of a stored run (skipped when already stored)."""
-        return execute_sample(run_id, key_json, str(task.request.hostname or "") or None)
+        worker = str(task.request.hostname or "") or None
+        try:
+            return execute_sample(run_id, key_json, worker)
+        except StoreError as exc:  # the database may be back in a moment
+            if task.request.retries < STORE_RETRIES:
+                raise task.retry(exc=exc, countdown=2 ** (task.request.retries + 1)) from None
+            _failed(settings, task, run_id, key_json, exc)
+            raise
+        except Exception as exc:
+            _failed(settings, task, run_id, key_json, exc)
+            raise
 
-    app.task(
-        name=TASK_NAME,
-        bind=True,
-        autoretry_for=(StoreError,),  # the database was briefly unreachable
-        retry_backoff=2,
-        max_retries=3,
-    )(run_sample)
+    app.task(name=TASK_NAME, bind=True)(run_sample)
 
     def on_shutdown(**_: Any) -> None:
         close_process_store()
 
     signals.worker_process_shutdown.connect(on_shutdown, weak=False)
     return app
+
+
+def _failed(
+    settings: CelerySettings, task: Any, run_id: str, key_json: str, exc: Exception
+) -> None:
+    """Tell the submitter that this task stored no sample (see :mod:`.failures`)."""
+    try:
+        sample = SampleKey.model_validate_json(key_json).name()
+    except ValueError:
+        sample = key_json[:200]
+    failure = SampleFailure(
+        str(task.request.id), sample, str(task.request.hostname or "?"), f"{exc}"
+    )
+    report_failure(settings.broker_url, run_id, failure)
+
+
+class _QuietRevokes(logging.Filter):
+    """Celery warns, for every revoked task, that it cannot mark it revoked in a result
+    backend; there is none by design (results live in the store)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "as revoked in backend" not in record.getMessage()
 
 
 def start_worker(*, concurrency: int, name: str, loglevel: str, pool: str) -> int:
@@ -100,6 +135,8 @@ def start_worker(*, concurrency: int, name: str, loglevel: str, pool: str) -> in
     """
     settings = celery_settings()
     app = celery_app(settings)
+    preload()
+    logging.getLogger("celery.worker.control").addFilter(_QuietRevokes())
     worker: Any = app.Worker(
         hostname=name,
         pool_cls=pool,

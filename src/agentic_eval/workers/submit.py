@@ -22,6 +22,7 @@ from agentic_eval.core.text import one_line, redact, safe_url
 from agentic_eval.evaluation.session import HEARTBEAT_SECONDS
 from agentic_eval.store.db import Store
 from agentic_eval.workers.config import TASK_NAME, CelerySettings, WorkerError, celery_settings
+from agentic_eval.workers.failures import SampleFailure, clear_failures, first_failure
 
 OUTCOMES: tuple[str, ...] = ("passed", "check_failed", "error", "transient")
 
@@ -35,6 +36,18 @@ class Stalled(WorkerError):
             f"no sample of run {run_id} was stored for {seconds:g} s: {missing} of {planned} "
             f"planned samples are missing (is a worker consuming queue {queue!r}?); "
             f"agentic-eval batch --resume {run_id} --executor celery re-enqueues them"
+        )
+
+
+class SampleFailed(WorkerError):
+    """A worker could not run one of the submitted samples (it stored none)."""
+
+    def __init__(self, run_id: str, failure: SampleFailure):
+        self.run_id, self.failure = run_id, failure
+        super().__init__(
+            f"worker {failure.worker} could not run sample {failure.sample} of run {run_id}: "
+            f"{failure.error} (once that is fixed, agentic-eval batch --resume {run_id} "
+            "--executor celery runs what is missing)"
         )
 
 
@@ -91,6 +104,7 @@ def enqueue(
         return Submission(run_id, (), ())
     ids = tuple(f"{run_id}:{k.name()}:{uuid.uuid4().hex[:12]}" for k in keys)
     try:
+        clear_failures(settings.broker_url, run_id)  # an earlier submission's
         with app.producer_or_acquire() as producer:
             for key, task_id in zip(keys, ids, strict=True):
                 app.send_task(
@@ -138,10 +152,12 @@ async def wait_for_samples(
     stall_timeout: float | None = None,
     poll_seconds: float = 0.25,
     queue: str = "",
+    check: Callable[[], None] | None = None,
 ) -> tuple[bool, int]:
     """Poll the store until every planned sample of the run is stored (True) or
     ``should_stop()`` says so (False); returns that and how many samples were stored meanwhile.
-    ``on_progress`` gets the samples newly stored since its last call, by outcome.
+    ``on_progress`` gets the samples newly stored since its last call, by outcome; ``check``
+    is called at every poll, and may raise to end the wait.
 
     Raises:
         BatchError: No such run, or no valid plan on it.
@@ -166,6 +182,8 @@ async def wait_for_samples(
             return True, stored - start
         if should_stop is not None and should_stop():
             return False, stored - start
+        if check is not None:
+            check()
         if stall_timeout is not None and now - last_change > stall_timeout:
             missing = len(missing_keys(store, run_id)[1])
             raise Stalled(run_id, missing, len(plan.keys), stall_timeout, queue)
@@ -194,10 +212,18 @@ async def run_on_workers(
         CeleryMissing: The celery extra is not installed.
         WorkerError: The broker is not configured or unreachable.
         Stalled: No new sample for ``stall_timeout`` seconds (``--resume`` re-enqueues).
+        SampleFailed: A worker could not run a sample (it raised; it stored none).
     """
     settings = celery_settings()
     submission = enqueue(store, run_id, settings=settings)
     complete = False
+    mine = frozenset(submission.task_ids)
+
+    def check() -> None:
+        failure = first_failure(settings.broker_url, run_id, mine)
+        if failure is not None:
+            raise SampleFailed(run_id, failure)
+
     try:
         complete, stored = await wait_for_samples(
             store,
@@ -207,6 +233,7 @@ async def run_on_workers(
             stall_timeout=stall_timeout,
             poll_seconds=poll_seconds,
             queue=settings.queue,
+            check=check if mine else None,
         )
     finally:
         if not complete:

@@ -18,6 +18,7 @@ from agentic_eval.store.db import Store
 
 _lock = threading.Lock()
 _store: tuple[int, Store] | None = None
+_loop: tuple[int, asyncio.AbstractEventLoop] | None = None
 
 
 def process_store() -> Store:
@@ -31,6 +32,15 @@ def process_store() -> Store:
             store.migrate()
             _store = (os.getpid(), store)
         return _store[1]
+
+
+def preload() -> None:
+    """Load the domain registry (entry points) in the worker's main process, before its pool
+    starts: a thread pool's threads would otherwise race on the first load (one of them sees
+    the registry empty), and prefork children inherit it loaded."""
+    from agentic_eval.domains.registry import all_domains
+
+    all_domains()
 
 
 def close_process_store() -> None:
@@ -51,4 +61,20 @@ def execute_sample(run_id: str, key_json: str, worker: str | None) -> int:
         StoreError: The store cannot be read or written.
     """
     key = SampleKey.model_validate_json(key_json)
-    return asyncio.run(run_samples(process_store(), run_id, keys=[key], worker=worker))
+    coro = run_samples(process_store(), run_id, keys=[key], worker=worker)
+    return asyncio.run_coroutine_threadsafe(coro, process_loop()).result()
+
+
+def process_loop() -> asyncio.AbstractEventLoop:
+    """One event loop per worker process, on a thread of its own: the samples of a thread pool
+    run on it side by side, as the local executor's do on its one loop (an event loop per
+    task and thread costs more CPU than the sample, and live clients could not be shared)."""
+    global _loop
+    with _lock:
+        if _loop is None or _loop[0] != os.getpid():
+            loop = asyncio.new_event_loop()
+            threading.Thread(
+                target=loop.run_forever, name="agentic-eval-samples", daemon=True
+            ).start()
+            _loop = (os.getpid(), loop)
+        return _loop[1]
