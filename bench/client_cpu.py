@@ -18,8 +18,10 @@ Each round sends the same ``--requests`` through every path in turn (the order r
 round to round, so that a busy neighbour on the machine weighs on all of them alike); a path's
 figure is the median of its rounds, and the ratio is ``create`` over ``post`` of the same
 provider. Both paths must give equal responses, which is checked on the first round.
-``--profile`` then runs cProfile once over each path and prints where its time goes, by package
-and by function.
+A third row, ``http alone``, posts the same bytes with the SDK's HTTP client and nothing else:
+the floor under any path through an SDK. ``--profile`` then runs cProfile (timing CPU, so its own
+overhead weighs on code that makes many small calls) once over each path and prints where the
+time goes, by package and by function.
 
 Run: ``python bench/client_cpu.py`` (about a minute on 2 cores), ``--profile`` for the profiles.
 """
@@ -123,7 +125,32 @@ def make_backend(cls: type[ModelBackend], provider: str, root: str) -> ModelBack
     return make("fake", api_key=KEY, base_url=url, timeout=60.0)
 
 
-async def send(backend: ModelBackend, requests: list[ModelRequest], n: int) -> float:
+class HttpFloor:
+    """The floor: the openai path's body bytes posted with the SDK's HTTP client alone (no SDK
+    request machinery, no conversion), its JSON reply parsed. What no SDK path can go below."""
+
+    def __init__(self, root: str) -> None:
+        import json
+
+        import openai
+
+        self._loads = json.loads
+        self._encoder = OpenAIBackend("fake", api_key=KEY, base_url=root + "/v1")
+        self._http = openai.DefaultAsyncHttpxClient(timeout=60.0)
+        self._url = root + "/v1/chat/completions"
+        self._headers = {"Content-Type": "application/json", "Authorization": f"Bearer {KEY}"}
+
+    async def complete(self, request: ModelRequest, call: CallContext) -> Any:
+        body = self._encoder.request_body(request)
+        reply = await self._http.post(self._url, content=body, headers=self._headers)
+        return self._loads(reply.content)
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+        await self._encoder.aclose()
+
+
+async def send(backend: Any, requests: list[ModelRequest], n: int) -> float:
     """CPU seconds per request over ``n`` sequential requests."""
     started = time.process_time()
     for i in range(n):
@@ -152,15 +179,16 @@ def by_package(stats: pstats.Stats) -> list[tuple[str, float]]:
     return sorted(totals.items(), key=lambda kv: -kv[1])
 
 
-async def profile(name: str, backend: ModelBackend, requests: list[ModelRequest], n: int) -> None:
-    profiler = cProfile.Profile()
+async def profile(name: str, backend: Any, requests: list[ModelRequest], n: int) -> None:
+    profiler = cProfile.Profile(time.process_time)  # CPU, not the waits for the fake
     profiler.enable()
     for i in range(n):
         await backend.complete(requests[i % len(requests)], CALL)
     profiler.disable()
     stats = pstats.Stats(profiler)
     total = sum(own for _, own in by_package(stats))
-    print(f"\nprofile of {name}: {n} requests, {total * 1000 / n:.2f} ms a request under cProfile")
+    cpu = total * 1000 / n
+    print(f"\nprofile of {name}: {n} requests, {cpu:.2f} ms CPU a request under cProfile")
     for key, own in by_package(stats)[:12]:
         print(f"  {own / total:6.1%}  {key}")
     print("  top functions by own time:")
@@ -171,7 +199,7 @@ async def run(args: argparse.Namespace) -> int:
     requests = recorded_requests()
     revision = baseline_revision()
     proc, root = serve()
-    paths: dict[str, ModelBackend] = {}
+    paths: dict[str, Any] = {}
     try:
         for provider in MODULES:
             current = OpenAIBackend if provider == "openai" else AnthropicBackend
@@ -179,6 +207,7 @@ async def run(args: argparse.Namespace) -> int:
                 baseline_class(provider, revision), provider, root
             )
             paths[f"{provider} post"] = make_backend(current, provider, root)
+        paths["http alone"] = HttpFloor(root)
         for backend in paths.values():  # imports, connections, the SDKs' platform probe
             await send(backend, requests, 20)
         for provider in MODULES:
@@ -208,7 +237,13 @@ async def run(args: argparse.Namespace) -> int:
                     f"{name:>16} {median * 1000:>10.3f} {min(figures[name]) * 1000:>8.3f} "
                     f"{max(figures[name]) * 1000:>8.3f} {ratio}"
                 )
+        floor = figures["http alone"]
+        print(
+            f"{'http alone':>16} {statistics.median(floor) * 1000:>10.3f} "
+            f"{min(floor) * 1000:>8.3f} {max(floor) * 1000:>8.3f}"
+        )
         print("ratio: create's median CPU per request over post's, same provider, same run.")
+        print("http alone: the openai body posted with the SDK's HTTP client, no SDK (the floor).")
         if args.profile:
             for name, backend in paths.items():
                 await profile(name, backend, requests, args.requests)

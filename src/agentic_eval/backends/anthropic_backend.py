@@ -12,13 +12,15 @@ Requests take the SDK's lower-level path, ``client.post("/v1/messages", ...)``, 
 ``messages.create`` itself ends in: the same URL, headers, authentication, timeout and error
 classes, and the same JSON body byte for byte (tests/test_client_fast_path.py holds the two
 together). The body goes as encoded bytes, so the SDK does not walk it again to copy it
-(``copy_tree``), and the reply is read as plain JSON rather than built into ``Message`` objects.
-The tools' part of the body is encoded once per tuple of tools. What ``messages.create`` does and
-this path does not: its ``DeprecationWarning`` for a model near its end of life (hidden by
-Python's default warning filters), and the OpenTelemetry span of the call, which the SDK makes
-only when a tracer provider is configured: then every request takes ``messages.create`` itself,
-so that the spans are exactly the SDK's. One HTTP client per backend, with keep-alive for
-:data:`KEEPALIVE_CONNECTIONS` connections, serves every request of a run.
+(``copy_tree``), and the reply is read as plain JSON rather than built into ``Message`` objects;
+the body is encoded once per call (the run's retries resend the same bytes), its tools' part once
+per tuple of tools. What ``messages.create`` does and this path does not: its
+``DeprecationWarning`` for a model near its end of life (hidden by Python's default warning
+filters), and the OpenTelemetry span of the call, which the SDK makes only when a tracer provider
+is configured: then every request takes ``messages.create`` itself, so that the spans are exactly
+the SDK's. A reply that is not a message (not JSON, no ``usage``...) is a :class:`BackendError`
+here, where ``create`` let a ``JSONDecodeError`` or ``AttributeError`` escape. One HTTP client per
+backend, keeping :data:`KEEPALIVE_CONNECTIONS` connections alive, serves every request of a run.
 """
 
 from __future__ import annotations

@@ -8,15 +8,16 @@ are switched off so that retries follow the run's
 Requests take the SDK's lower-level path, ``client.post("/chat/completions", ...)``, which
 ``chat.completions.create`` itself ends in: the same URL, headers, authentication, timeout and
 error classes, and the same JSON body byte for byte (tests/test_client_fast_path.py holds the two
-together). It skips what costs CPU and does nothing for the requests this backend sends: the
-walk of the body against the SDK's typed-dict parameter types (``create``'s transform, about three
-quarters of the client's CPU per request on retail_ops), and building ``ChatCompletion`` objects
-from the JSON reply, which is read as plain data here. The body is encoded once per request
-(the SDK encodes it again on each of its own retries, which are off), the tools' part once per
-tuple of tools. What ``create`` checks and this path does not: the shapes of the parameters, on
-the type-checker's side only (the SDK does not validate them at run time either), and
-``response_format``, which this backend never sends. One HTTP client per backend, with
-keep-alive for :data:`KEEPALIVE_CONNECTIONS` connections, serves every request of a run.
+together). It skips what costs CPU and changes nothing in the requests this backend sends: the
+walk of the body against the SDK's typed-dict parameter types (``create``'s transform, about
+three quarters of the client's CPU per request on retail_ops; bench/client_cpu.py), and building
+``ChatCompletion`` objects from the reply, which is read as plain JSON here. The body is encoded
+once per call (the run's retries resend the same bytes), its tools' part once per tuple of
+tools. What ``create`` does and this path does not: check ``response_format``, which this backend
+never sends (the SDK checks the other parameters' types only on the type-checker's side). A reply
+that is not a completion (not JSON, no ``model``...) is a :class:`BackendError` here, where
+``create`` let a ``JSONDecodeError`` or ``AttributeError`` escape. One HTTP client per backend,
+keeping :data:`KEEPALIVE_CONNECTIONS` connections alive, serves every request of a run.
 
 Conversation mapping: the system prompt is the first ``system`` message; a user message's tool
 results become one ``tool`` message each, followed by a ``user`` message for its text (if any);
