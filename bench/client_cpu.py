@@ -16,8 +16,9 @@ The two paths of each provider:
 
 Each round sends the same ``--requests`` through every path in turn (the order rotating from
 round to round, so that a busy neighbour on the machine weighs on all of them alike); a path's
-figure is the median of its rounds, and the ratio is ``create`` over ``post`` of the same
-provider. Both paths must give equal responses, which is checked on the first round.
+figure is the median of its rounds, and the ratio is the median over the rounds of ``create``
+over ``post`` of the same provider in the same round. Both paths must give equal responses to
+every request, which is checked before the rounds.
 A third row, ``http alone``, posts the same bytes with the SDK's HTTP client and nothing else:
 the floor under any path through an SDK. ``--profile`` then runs cProfile (timing CPU, so its own
 overhead weighs on code that makes many small calls) once over each path and prints where the
@@ -228,11 +229,12 @@ async def run(args: argparse.Namespace) -> int:
         )
         print(f"{'path':>16} {'median ms':>10} {'min ms':>8} {'max ms':>8} {'ratio':>7}")
         for provider in MODULES:
-            before = statistics.median(figures[f"{provider} create"])
+            rounds = zip(figures[f"{provider} create"], figures[f"{provider} post"], strict=True)
+            ratios = [create / post for create, post in rounds]
             for path in ("create", "post"):
                 name = f"{provider} {path}"
                 median = statistics.median(figures[name])
-                ratio = f"{before / median:>7.2f}" if path == "post" else f"{'':>7}"
+                ratio = f"{statistics.median(ratios):>7.2f}" if path == "post" else f"{'':>7}"
                 print(
                     f"{name:>16} {median * 1000:>10.3f} {min(figures[name]) * 1000:>8.3f} "
                     f"{max(figures[name]) * 1000:>8.3f} {ratio}"
@@ -242,7 +244,8 @@ async def run(args: argparse.Namespace) -> int:
             f"{'http alone':>16} {statistics.median(floor) * 1000:>10.3f} "
             f"{min(floor) * 1000:>8.3f} {max(floor) * 1000:>8.3f}"
         )
-        print("ratio: create's median CPU per request over post's, same provider, same run.")
+        print("ratio: create's CPU per request over post's in the same round, same provider (the")
+        print("median over the rounds: a busy neighbour weighs on both sides of a round alike).")
         print("http alone: the openai body posted with the SDK's HTTP client, no SDK (the floor).")
         if args.profile:
             for name, backend in paths.items():
