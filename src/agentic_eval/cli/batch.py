@@ -27,6 +27,8 @@ from agentic_eval.cli.options import (
 from agentic_eval.core.text import one_line
 from agentic_eval.evaluation.runner import CaseRun
 
+_DEFAULT = click.core.ParameterSource.DEFAULT
+
 
 class BatchProgress:
     """done / passed / failed / transient and the rate so far, on stderr: a bar on a terminal,
@@ -223,6 +225,9 @@ def batch(
     """
     from agentic_eval.batch import BatchError
 
+    ctx = click.get_current_context()
+    if executor == "local" and ctx.get_parameter_source("stall_timeout") is not _DEFAULT:
+        raise click.UsageError("--stall-timeout applies to --executor celery only")
     if resume is not None:
         if domain or scenario or pattern or samples != 1 or backend or agent or provider:
             raise click.UsageError("--resume takes the run's stored plan: drop the other options")
@@ -239,8 +244,8 @@ def batch(
         raise click.UsageError("a live batch needs --provider and --model")
     if mode != "live" and (provider or base_url or model):
         raise click.UsageError("--provider, --model and --base-url apply to live batches only")
-    given = click.get_current_context().get_parameter_source("max_failure_rate")
-    rate = None if given is click.core.ParameterSource.DEFAULT else max_failure_rate
+    given = ctx.get_parameter_source("max_failure_rate")
+    rate = None if given is _DEFAULT else max_failure_rate
     try:
         if scenario is not None:
             plan = _scenario_plan(
