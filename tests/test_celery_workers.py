@@ -373,3 +373,10 @@ def test_the_celery_executor_needs_a_shared_database_and_a_broker(
                                          "redis://***@127.0.0.1:1/0: "), line  # fmt: skip
     assert "s3cret" not in line
     assert _run_count(pg_url) == before
+
+
+def test_a_stall_timeout_is_for_the_celery_executor(capsys: pytest.CaptureFixture[str]) -> None:
+    assert _one_line(capsys, "batch", "retail_ops", "--stall-timeout", "3") == (
+        2,
+        "agentic-eval: error: --stall-timeout applies to --executor celery only",
+    )
