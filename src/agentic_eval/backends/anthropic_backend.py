@@ -40,6 +40,7 @@ from agentic_eval.backends.base import (
     with_retries,
 )
 from agentic_eval.backends.errors import classify_sdk_error, unreadable_response
+from agentic_eval.backends.http import KEEPALIVE_CONNECTIONS, sdk_http_client
 from agentic_eval.core.messages import ContentBlock, Message, TextBlock, ToolUseBlock
 from agentic_eval.core.model import ModelRequest, ModelResponse, StopReason, ToolSpec, Usage
 
@@ -59,11 +60,6 @@ _STOP_REASONS: dict[str, StopReason] = {
 
 
 PLACEHOLDER_API_KEY = "not-needed"
-
-KEEPALIVE_CONNECTIONS = 256
-"""Connections the backend's HTTP client keeps open between requests: the CLI's largest
-``--concurrency``, so that a batch never closes a connection it will want again (the SDK's default
-keeps 100)."""
 
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 """The SDK's own JSON settings for request bodies (``anthropic._utils._json.openapi_dumps``)."""
@@ -117,7 +113,7 @@ class AnthropicBackend(ModelBackend):
             base_url=base_url,
             timeout=timeout,
             max_retries=0,
-            http_client=_http_client(anthropic, timeout),
+            http_client=sdk_http_client(anthropic, timeout),
         )
         self._tools_memo: tuple[tuple[ToolSpec, ...], bytes] = ((), b"")
 
@@ -255,18 +251,6 @@ def _traced(client: Any) -> bool:
     if trace is None:
         return False
     return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
-
-
-def _http_client(sdk: Any, timeout: float) -> Any:
-    """The SDK's own default HTTP client (its socket options, redirects), keeping more
-    connections alive. Built from the SDK's public names, whichever HTTP library it uses."""
-    defaults = sdk.DEFAULT_CONNECTION_LIMITS
-    limits = type(defaults)(
-        max_connections=max(defaults.max_connections or 0, KEEPALIVE_CONNECTIONS),
-        max_keepalive_connections=KEEPALIVE_CONNECTIONS,
-        keepalive_expiry=defaults.keepalive_expiry,
-    )
-    return sdk.DefaultAsyncHttpxClient(timeout=timeout, limits=limits)
 
 
 def _from_message(data: object) -> ModelResponse:

@@ -41,6 +41,7 @@ from agentic_eval.backends.base import (
     with_retries,
 )
 from agentic_eval.backends.errors import classify_sdk_error, unreadable_response
+from agentic_eval.backends.http import KEEPALIVE_CONNECTIONS, sdk_http_client
 from agentic_eval.core.messages import ContentBlock, Message, TextBlock, ToolUseBlock
 from agentic_eval.core.model import ModelRequest, ModelResponse, StopReason, ToolSpec, Usage
 
@@ -87,11 +88,6 @@ _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=
 """The SDK's own JSON settings for request bodies (``openai._utils._json.openapi_dumps``)."""
 _OPTIONS: RequestOptions = {"security": {"bearer_auth": True}}
 """The request options ``chat.completions.create`` passes (which credentials to send)."""
-
-KEEPALIVE_CONNECTIONS = 256
-"""Connections the backend's HTTP client keeps open between requests: the CLI's largest
-``--concurrency``, so that a batch never closes a connection it will want again (the SDK's default
-keeps 100)."""
 
 
 class OpenAIBackend(ModelBackend):
@@ -152,7 +148,7 @@ class OpenAIBackend(ModelBackend):
             base_url=base_url,
             timeout=timeout,
             max_retries=0,
-            http_client=_http_client(openai, timeout),
+            http_client=sdk_http_client(openai, timeout),
         )
         self._tools_memo: tuple[tuple[ToolSpec, ...], bytes] = ((), b"")
 
@@ -231,18 +227,6 @@ class OpenAIBackend(ModelBackend):
     async def aclose(self) -> None:
         """Close the SDK client and its connections."""
         await self._client.close()
-
-
-def _http_client(sdk: Any, timeout: float) -> Any:
-    """The SDK's own default HTTP client (its socket options, redirects), keeping more
-    connections alive. Built from the SDK's public names, whichever HTTP library it uses."""
-    defaults = sdk.DEFAULT_CONNECTION_LIMITS
-    limits = type(defaults)(
-        max_connections=max(defaults.max_connections or 0, KEEPALIVE_CONNECTIONS),
-        max_keepalive_connections=KEEPALIVE_CONNECTIONS,
-        keepalive_expiry=defaults.keepalive_expiry,
-    )
-    return sdk.DefaultAsyncHttpxClient(timeout=timeout, limits=limits)
 
 
 def encode_tool_arguments(arguments: dict[str, Any]) -> str:
