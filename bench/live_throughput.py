@@ -145,7 +145,9 @@ def run_rows(url: str, run_id: str) -> tuple[float, list[int], dict[str, int]]:
     return (finished - started).total_seconds(), [t for t, _ in rows], outcomes
 
 
-def celery_row(url: str, samples: list[str], latency: float, threads: int, logs: Path) -> str:
+def celery_row(
+    url: str, samples: list[str], latency: float, threads: int, logs: Path, fake_pid: int
+) -> str:
     """The live batch on two thread-pool workers (``threads`` each), as one table row."""
     database = os.environ.get("AGENTIC_EVAL_DATABASE_URL", "")
     if not database.startswith("postgres") or not os.environ.get("AGENTIC_EVAL_BROKER_URL"):
@@ -159,7 +161,9 @@ def celery_row(url: str, samples: list[str], latency: float, threads: int, logs:
         live = ["--provider", "openai", "--base-url", url, "--model", "fake", "--retries", "0"]
         celery_batch(env, [*live, "--cases", "match-001"])  # the SDK imported in each worker
         before = [process_cpu(p.pid) for p in procs]
+        fake_before = process_cpu(fake_pid)
         run_id = celery_batch(env, [*live, *samples])
+        fake_after = process_cpu(fake_pid)
         after = [process_cpu(p.pid) for p in procs]
     finally:
         for proc in procs:
@@ -170,10 +174,15 @@ def celery_row(url: str, samples: list[str], latency: float, threads: int, logs:
     ideal = ideal_seconds(turns, 2 * threads, latency)
     spent = [a - b for a, b in zip(after, before, strict=True) if a is not None and b is not None]
     cpu = f"{sum(spent):>13.2f}" if len(spent) == len(procs) else f"{'-':>13}"
+    fake = (
+        f"{fake_after - fake_before:>11.2f}"
+        if fake_before is not None and fake_after is not None
+        else f"{'-':>11}"
+    )
     extra = (seconds - ideal) * 1000 / sum(turns) * 2 * threads
     return (
         f"{f'celery 2x{threads}':>11} {sum(turns):>6} {seconds:>9.2f} {ideal:>8.2f} "
-        f"{seconds / ideal:>6.2f} {extra:>14.1f} {cpu} {'-':>11} {outcomes.get('passed', 0):>7} "
+        f"{seconds / ideal:>6.2f} {extra:>14.1f} {cpu} {fake} {outcomes.get('passed', 0):>7} "
         f"{outcomes.get('transient', 0):>10}"
     )
 
@@ -231,7 +240,7 @@ def main() -> int:
                     f"{totals['transient']:>10}"
                 )
             if not args.no_celery:
-                print(celery_row(url, samples, latency, args.celery_threads, Path(tmp)))
+                print(celery_row(url, samples, latency, args.celery_threads, Path(tmp), proc.pid))
         finally:
             proc.terminate()
             proc.wait(timeout=30)
