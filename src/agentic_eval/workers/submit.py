@@ -81,8 +81,8 @@ def missing_keys(store: Store, run_id: str) -> tuple[RunPlan, list[SampleKey]]:
     if run is None:
         raise BatchError(f"no run {run_id} in the store")
     plan = plan_of(run)
-    done = {(v.case_id, v.sample) for v in store.sample_verdicts([run_id]).get(run_id, [])}
-    return plan, [k for k in plan.keys if (k.case, k.epoch) not in done]
+    held = _held(store, run_id)
+    return plan, [k for k in plan.keys if _key(k) not in held]
 
 
 def enqueue(
@@ -138,9 +138,20 @@ def _stored(counts: Mapping[str, int]) -> int:
     return sum(counts.get(k, 0) for k in OUTCOMES)
 
 
+def _key(key: SampleKey) -> tuple[str, int, int]:
+    return key.case, key.epoch, key.attempt
+
+
+def _held(store: Store, run_id: str) -> set[tuple[str, int, int]]:
+    """The (case, epoch, attempt) of every stored sample of the run, as run_samples sees them."""
+    return {
+        (v.case_id, v.sample, v.attempt) for v in store.sample_verdicts([run_id]).get(run_id, [])
+    }
+
+
 def _complete(store: Store, run_id: str, plan: RunPlan) -> bool:
-    held = {(v.case_id, v.sample) for v in store.sample_verdicts([run_id]).get(run_id, [])}
-    return all((k.case, k.epoch) in held for k in plan.keys)
+    held = _held(store, run_id)
+    return all(_key(k) in held for k in plan.keys)
 
 
 async def wait_for_samples(
