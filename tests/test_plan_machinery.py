@@ -161,3 +161,38 @@ def test_a_scenario_batch_through_run_agent_batch_files_real_counts(store: Store
     assert s.session is not None and s.session.scorecard.totals.cases == 3
     row = store.run(s.run_id)
     assert row is not None and row.samples == 3 and row.gate == "FAIL"
+
+
+def test_threads_asking_for_a_domain_at_once_all_see_the_plugins(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A worker's thread pool asks the registry at once: none may see it half loaded."""
+    import threading
+    import time
+
+    from agentic_eval.domains import registry
+
+    real = registry.entry_points
+
+    def slow(**kw: Any) -> Any:
+        time.sleep(0.2)  # the first load takes a while: the others arrive meanwhile
+        return real(**kw)
+
+    monkeypatch.setattr(registry, "_loaded", False)
+    monkeypatch.setattr(registry, "_done", False, raising=False)
+    monkeypatch.setattr(registry, "_domains", {})
+    monkeypatch.setattr(registry, "entry_points", slow)
+    found: list[str] = []
+
+    def ask() -> None:
+        try:
+            found.append(registry.get_domain("retail_ops").name)
+        except registry.UnknownDomainError as exc:
+            found.append(str(exc))
+
+    threads = [threading.Thread(target=ask) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert found == ["retail_ops"] * 8

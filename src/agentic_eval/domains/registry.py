@@ -7,6 +7,7 @@ still works. Asking for that domain by name raises :class:`DomainLoadError` with
 
 from __future__ import annotations
 
+import threading
 from importlib.metadata import entry_points
 from typing import Any
 
@@ -17,6 +18,8 @@ ENTRY_POINT_GROUP = "agentic_eval.domains"
 _domains: dict[str, Domain[Any]] = {}
 _errors: dict[str, str] = {}
 _loaded = False
+_done = False
+_lock = threading.RLock()
 
 
 class UnknownDomainError(LookupError):
@@ -63,10 +66,23 @@ def _describe(obj: object) -> str:
 
 
 def _load_entry_points() -> None:
-    global _loaded
-    if _loaded:
+    """Load the plugins once. Other threads wait for the first load to finish (a thread pool
+    of workers asks at once); a plugin that asks for a domain while it loads is answered from
+    what has loaded so far."""
+    global _loaded, _done
+    if _done:
         return
-    _loaded = True
+    with _lock:
+        if _loaded:  # loaded meanwhile, or being loaded by this very thread
+            return
+        _loaded = True
+        try:
+            _load_each()
+        finally:
+            _done = True
+
+
+def _load_each() -> None:
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         if ep.name in _domains:
             continue
