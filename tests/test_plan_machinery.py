@@ -196,3 +196,22 @@ def test_threads_asking_for_a_domain_at_once_all_see_the_plugins(
     for t in threads:
         t.join(10)
     assert found == ["retail_ops"] * 8
+
+
+def test_batch_replays_every_recorded_sample_and_says_whether_it_reproduced(
+    store: Store, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rec = ("--recordings", str(RECORDINGS), "--no-history")
+    assert main(["batch", "retail_ops", "--backend", "replay", "--agent", "naive", *rec]) == 1
+    out = capsys.readouterr().out
+    assert "samples: 34\n" in out and "replay: 34/34 samples reproduced" in out
+    assert main(["batch", "retail_ops", "--backend", "replay", *rec]) == 0
+    assert "replay: 34/34 samples reproduced" in capsys.readouterr().out
+    # an epoch never recorded is a loud miss, and the batch is not reproduced (exit 1)
+    code = main(["batch", "--scenario", "synthesize.grounded", "--backend", "replay",
+                 "--samples", "2", *rec])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 1 and "replay: 1/2 samples reproduced; NOT reproduced: " in out
+    assert "no recording" in out
+    assert main(["batch", "retail_ops", "--backend", "replay", "--samples", "2", *rec]) == 2
+    assert "drop --samples" in capsys.readouterr().err

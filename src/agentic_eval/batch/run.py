@@ -78,7 +78,7 @@ def open_run(store: Store, plan: RunPlan, *, worker: str | None = None) -> str:
         BackendError: When the plan's backend cannot be built (to name what produces the run).
         UnknownDomainError: When the suite is unknown.
     """
-    backend = build_backend(plan.backend, plan.suite, plan_agents(plan.kind, plan.suite))
+    backend = plan_backend(plan)
     return store.start_run(
         plan.suite,
         produced_by(backend, plan.parameters.approval_mode),
@@ -113,9 +113,12 @@ async def run_samples(
     should_stop: Callable[[], bool] | None = None,
     worker: str | None = None,
     sinks: Iterable[RunSink] = (),
+    backend: ModelBackend | None = None,
 ) -> int:
     """Run the run's planned samples (or ``keys`` among them) that the store does not hold yet,
-    rebuilt from the stored plan; returns how many ran.
+    rebuilt from the stored plan; returns how many ran. ``backend``: one built from the plan
+    already (:func:`plan_backend`), kept open for the caller's next call (a worker's next
+    sample); otherwise one is built and closed here.
 
     Raises:
         BatchError: No such run, no plan, a key not in the plan, a case gone from the suite.
@@ -132,12 +135,14 @@ async def run_samples(
         if outside:
             raise BatchError(f"run {run_id} did not plan sample {sorted(outside)[0]}")
         planned = [k for k in planned if k in chosen]
-    verdicts = store.sample_verdicts([run_id]).get(run_id, [])
-    done = {(v.case_id, v.sample, v.attempt) for v in verdicts}
+    asked = None if keys is None else [(k.case, k.epoch, k.attempt) for k in planned]
+    done = store.stored_keys(run_id, asked)
     todo = [k for k in planned if (k.case, k.epoch, k.attempt) not in done]
     if not todo:
         return 0
-    backend = build_backend(plan.backend, plan.suite, plan_agents(plan.kind, plan.suite))
+    own = backend is None
+    if backend is None:
+        backend = plan_backend(plan)
     sinks_all: list[RunSink] = [StoreSink(store, run_id, backend, plan.suite, worker), *sinks]
     ran = 0
 
@@ -167,8 +172,14 @@ async def run_samples(
         beat.cancel()
         for sink in sinks_all:
             sink.flush()
-        await backend.aclose()
+        if own:
+            await backend.aclose()
     return ran
+
+
+def plan_backend(plan: RunPlan) -> ModelBackend:
+    """The backend the plan's stored spec describes, built."""
+    return build_backend(plan.backend, plan.suite, plan_agents(plan.kind, plan.suite))
 
 
 async def _scenario_samples(

@@ -105,6 +105,11 @@ def summary_lines(s: Any) -> list[str]:
         *confidence_lines(g, s.results),
         f"gate: {g.verdict}" + (f" ({one_line(g.reason)})" if g.verdict != "PASS" else ""),
     ]
+    session = s.session
+    if session is not None and session.fidelity is not None:  # a replay: was it reproduced?
+        ok, n = session.fidelity
+        why = "" if session.reproduced else f"; NOT reproduced: {'; '.join(session.problems[:3])}"
+        lines.append(one_line(f"replay: {ok}/{n} samples reproduced{why}", 400))
     if s.missing:
         lines.append(f"resume: agentic-eval batch --resume {s.run_id}")
     return lines
@@ -281,7 +286,8 @@ def _celery_ready(executor: str) -> None:
 def _backend_spec(
     mode: str, agent: str | None, agents: Any, suite: str, provider: str | None,
     model: str | None, base_url: str | None, recordings: Any, retries: int, timeout: float,
-) -> tuple[Any, str]:  # fmt: skip
+) -> Any:  # fmt: skip
+    """The backend the flags name, as a spec (a usage error for an unknown scripted agent)."""
     from agentic_eval.backends.spec import BackendSpec
 
     if mode == "scripted":
@@ -289,14 +295,24 @@ def _backend_spec(
         if label not in agents:
             known = ", ".join(sorted(agents)) or "none"
             raise click.UsageError(f"{suite} has no scripted agent {label!r} ({known})")
-        return BackendSpec(kind="scripted", agent=label), f"scripted:{label}"
+        return BackendSpec(kind="scripted", agent=label)
     if mode == "replay":
-        spec = BackendSpec(kind="replay", agent=agent or "reference", recordings=str(recordings))
-        return spec, "replay"
+        return BackendSpec(kind="replay", agent=agent or "reference", recordings=str(recordings))
     assert provider is not None and model is not None
-    spec = BackendSpec(kind="live", provider=provider, model=model, base_url=base_url,
+    return BackendSpec(kind="live", provider=provider, model=model, base_url=base_url,
                        label=agent, retries=retries, timeout=timeout)  # fmt: skip
-    return spec, model
+
+
+def _parameters(
+    approval: Any, temperature: float, max_turns: int, max_tokens: int,
+    max_failure_rate: float, max_transient: float,
+) -> Any:  # fmt: skip
+    from agentic_eval.core.settings import RunParameters
+
+    return RunParameters(
+        approval_mode=approval, temperature=temperature, max_turns=max_turns,
+        max_tokens=max_tokens, max_failure_rate=max_failure_rate, max_transient=max_transient,
+    )  # fmt: skip
 
 
 def _scenario_plan(
@@ -305,8 +321,7 @@ def _scenario_plan(
     max_failure_rate: float | None, max_transient: float, max_turns: int, max_tokens: int,
     temperature: float, recordings: Any, retries: int, timeout: float,
 ) -> Any:  # fmt: skip
-    from agentic_eval.batch import RunPlan, SampleKey
-    from agentic_eval.core.settings import RunParameters
+    from agentic_eval.batch.planning import scenario_plan
     from agentic_eval.workflow.errors import WorkflowError
     from agentic_eval.workflow.scenarios import get_scenario, scripted_agents
 
@@ -315,21 +330,13 @@ def _scenario_plan(
     except (WorkflowError, ValueError, LookupError) as exc:
         raise click.UsageError(one_line(str(exc))) from None
     suite = s.workflow.key
-    spec, model_name = _backend_spec(mode, agent or (s.agent if mode == "scripted" else None),
-                                     scripted_agents(suite), suite, provider, model, base_url,
-                                     recordings, retries, timeout)  # fmt: skip
-    params = RunParameters(
-        approval_mode=approval,
-        temperature=temperature,
-        max_turns=max_turns,
-        max_tokens=max_tokens,
-        max_failure_rate=s.max_failure_rate if max_failure_rate is None else max_failure_rate,
-        max_transient=max_transient,
-    )
-    keys = tuple(SampleKey(case=s.name, epoch=e) for e in range(samples))
-    return RunPlan(kind="scenario", suite=suite, scenario=s.name, keys=keys, backend=spec,
-                   model=model_name, parameters=params, concurrency=concurrency,
-                   gate=gate_mode)  # fmt: skip
+    spec = _backend_spec(mode, agent or (s.agent if mode != "live" else None),
+                         scripted_agents(suite), suite, provider, model, base_url, recordings,
+                         retries, timeout)  # fmt: skip
+    rate = s.max_failure_rate if max_failure_rate is None else max_failure_rate
+    params = _parameters(approval, temperature, max_turns, max_tokens, rate, max_transient)
+    return scenario_plan(s.name, spec, params, samples=samples, concurrency=concurrency,
+                         gate=gate_mode)  # fmt: skip
 
 
 def _plan(
@@ -338,26 +345,28 @@ def _plan(
     approval: Any, gate_mode: Any, max_failure_rate: float, max_transient: float, max_turns: int,
     max_tokens: int, temperature: float, recordings: Any, retries: int, timeout: float,
 ) -> Any:  # fmt: skip
-    from agentic_eval.batch import RunPlan, SampleKey, scripted_agents
-    from agentic_eval.core.settings import RunParameters
+    from agentic_eval.batch import scripted_agents
+    from agentic_eval.batch.planning import replay_plan, suite_plan
+    from agentic_eval.recordings.files import RecordingError
 
     (domain,) = resolve_domains((name,))
     cases = select_cases(load_cases(domain), pattern)
     if not cases:
         raise click.UsageError(f"no case of {name} matches --cases {pattern!r}")
-    spec, model_name = _backend_spec(mode, agent, scripted_agents(domain), name, provider, model,
-                                     base_url, recordings, retries, timeout)  # fmt: skip
-    keys = tuple(SampleKey(case=c.id, epoch=e) for c in cases for e in range(samples))
-    params = RunParameters(
-        approval_mode=approval,
-        temperature=temperature,
-        max_turns=max_turns,
-        max_tokens=max_tokens,
-        max_failure_rate=max_failure_rate,
-        max_transient=max_transient,
-    )
-    return RunPlan(suite=name, keys=keys, backend=spec, model=model_name, parameters=params,
-                   concurrency=concurrency, gate=gate_mode, full=pattern is None)  # fmt: skip
+    if mode == "replay":  # every recorded sample, with the parameters it was recorded with
+        if samples != 1:
+            raise click.UsageError("a replay batch runs the recorded samples; drop --samples")
+        try:
+            return replay_plan(domain, cases, recordings, agent or "reference",
+                               concurrency=concurrency, full=pattern is None)  # fmt: skip
+        except RecordingError as exc:
+            raise click.UsageError(one_line(str(exc))) from None
+    spec = _backend_spec(mode, agent, scripted_agents(domain), name, provider, model, base_url,
+                         recordings, retries, timeout)  # fmt: skip
+    params = _parameters(approval, temperature, max_turns, max_tokens, max_failure_rate,
+                         max_transient)  # fmt: skip
+    return suite_plan(domain, cases, spec, params, samples=samples, concurrency=concurrency,
+                      full=pattern is None, gate=gate_mode)  # fmt: skip
 
 
 async def _run(plan: Any, history: bool, executor: str, stall: float) -> int:
@@ -406,6 +415,10 @@ async def _resume(run_id: str, executor: str, stall: float) -> int:
     )
     # a batch that had finished was filed then: closing it again must not file it twice
     history = run.status != "finished"
+    if history:
+        from agentic_eval.core.process import this_process
+
+        store.reopen_run(run_id, this_process())  # running again, as the sweep can tell
     return await _drive(store, run_id, len(plan.keys) - done, history, executor, stall)
 
 
@@ -413,10 +426,13 @@ async def _drive(
     store: Any, run_id: str, todo: int, history: bool, executor: str, stall: float
 ) -> int:
     from agentic_eval.backends.base import AuthenticationFailed, BackendError
-    from agentic_eval.batch import BatchError, close_run, run_samples
+    from agentic_eval.batch import BatchError, close_run, plan_of, run_samples
+    from agentic_eval.batch.finish import plan_sinks
     from agentic_eval.evaluation.gate import EXIT_CODES
     from agentic_eval.workers import Stalled, WorkerError, run_on_workers
 
+    run = store.run(run_id)
+    sinks = plan_sinks(plan_of(run)) if run is not None else []  # one set, from start to close
     stop = Stopper()  # as `run`: the first signal stops new samples, a second abandons them
     stop.install()
     progress = BatchProgress(todo)
@@ -431,12 +447,14 @@ async def _drive(
                 store, run_id, on_progress=progress.add, should_stop=stop, stall_timeout=stall
             )
         else:
-            await run_samples(store, run_id, on_case=progress.advance, should_stop=stop)
+            await run_samples(
+                store, run_id, on_case=progress.advance, should_stop=stop, sinks=sinks
+            )
     except Stalled as exc:
         stalled = one_line(str(exc))
     except (AuthenticationFailed, BackendError, BatchError, WorkerError) as exc:
         progress.close()
-        close_run(store, run_id, status="interrupted")
+        close_run(store, run_id, status="interrupted", sinks=sinks)
         store.close()
         raise click.ClickException(one_line(str(exc))) from None
     except asyncio.CancelledError:  # the second signal: the samples in flight are abandoned
@@ -444,7 +462,8 @@ async def _drive(
     finally:
         progress.close()
         stop.remove()
-    s = close_run(store, run_id, status="interrupted" if stop() or stalled else "finished")
+    status = "interrupted" if stop() or stalled else "finished"
+    s = close_run(store, run_id, status=status, sinks=sinks)
     if history and not s.missing:  # an unfinished batch is filed when --resume finishes it
         _history(store, s)
     store.close()
@@ -455,16 +474,20 @@ async def _drive(
         return 2
     if stop.signal is not None:
         return stop.exit_code()
+    if s.session is not None and s.session.reproduced is False:  # a replay that did not reproduce
+        return 1
     return EXIT_CODES[s.gate.verdict]
 
 
 def _history(store: Any, s: Any) -> None:
-    """File the batch's history entry; a history write never fails the batch."""
-    from agentic_eval.history.batches import record_batch
+    """File the batch's history entry (the history sink, as `run` does); a history write never
+    fails the batch."""
+    from agentic_eval.history.sink import HistorySink
 
-    problem = record_batch(store, s)
-    if problem is not None:
-        warn(problem)
+    filing = HistorySink(store, s.plan)
+    filing.finished(s.session)
+    for line in filing.warnings:
+        warn(line)
 
 
 def _store() -> Any:

@@ -105,8 +105,11 @@ class ReplaySink:
         self.problems: list[str] = []
 
     def sample(self, run: CaseRun) -> None:
-        if not run.reproduced and run.problem:
-            self.problems.append(run.problem)
+        if not run.reproduced:
+            r = run.result
+            self.problems.append(
+                run.problem or f"{r.case_id}: {r.outcome.kind}: {r.outcome.reason}"
+            )
 
     def flush(self) -> None:
         return None
@@ -115,8 +118,8 @@ class ReplaySink:
         reproduced = sum(1 for c in end.runs if c.reproduced)
         problems = list(self.problems)
         earlier = len(end.runs) - reproduced - len(problems)
-        if earlier > 0:  # not reproduced in an earlier process of a resumed run
-            problems.append(f"{earlier} sample(s) judged before the resume were not reproduced")
+        if earlier > 0:  # judged by an earlier process of a resumed run, or by a worker
+            problems.append(f"{earlier} sample(s) judged in another process were not reproduced")
         same, problem, digest = True, "", None
         if self.scorecard:  # a workflow scenario's recording has no scorecard of its own
             same, problem, digest = compare_scorecard_hashed(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Generator, Iterable
+from collections.abc import Generator, Iterable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -158,7 +158,12 @@ class Store(HistoryRows):
         head = head_revision()
         with self._begin("migrate the database") as conn:
             if _current_revision(conn) != head:
-                _upgrade(conn)
+                if conn.dialect.name == "postgresql":  # workers starting at once: one migrates
+                    from sqlalchemy import text
+
+                    conn.execute(text("SELECT pg_advisory_xact_lock(7343110118)"))
+                if _current_revision(conn) != head:  # another process may have done it meanwhile
+                    _upgrade(conn)
         self._migrated = True
 
     def start_run(
@@ -379,6 +384,26 @@ class Store(HistoryRows):
                 for name in names:
                     found[name] = found.get(name, 0) + 1
         return dict(sorted(found.items()))
+
+    def stored_keys(
+        self, run_id: str, keys: Sequence[tuple[str, int, int]] | None = None
+    ) -> set[tuple[str, int, int]]:
+        """The (case, sample, attempt) keys of the run's stored samples; only among ``keys``
+        when given (a worker asking about one sample reads one row, not the whole run)."""
+        from sqlalchemy import tuple_
+
+        cols = (EvalSample.case_id, EvalSample.sample, EvalSample.attempt)
+        found: set[tuple[str, int, int]] = set()
+        with self._begin("read the stored samples") as conn:
+            if keys is None:
+                stmt = select(*cols).where(EvalSample.run_id == run_id)
+                return {(c, s, a) for c, s, a in conn.execute(stmt)}
+            wanted = list(dict.fromkeys(keys))
+            for start in range(0, len(wanted), 300):
+                chunk = wanted[start : start + 300]
+                stmt = select(*cols).where(EvalSample.run_id == run_id, tuple_(*cols).in_(chunk))
+                found.update((c, s, a) for c, s, a in conn.execute(stmt))
+        return found
 
     def sample_verdicts(self, run_ids: Iterable[str]) -> dict[str, list[SampleVerdict]]:
         """The outcome of every stored sample of these runs (no transcripts), by run id."""

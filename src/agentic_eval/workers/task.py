@@ -13,7 +13,9 @@ import asyncio
 import os
 import threading
 
-from agentic_eval.batch import SampleKey, run_samples
+from agentic_eval.backends.base import ModelBackend
+from agentic_eval.batch import BatchError, SampleKey, plan_of, run_samples
+from agentic_eval.batch.run import plan_backend
 from agentic_eval.store.db import Store
 
 _lock = threading.Lock()
@@ -61,8 +63,27 @@ def execute_sample(run_id: str, key_json: str, worker: str | None) -> int:
         StoreError: The store cannot be read or written.
     """
     key = SampleKey.model_validate_json(key_json)
-    coro = run_samples(process_store(), run_id, keys=[key], worker=worker)
+    coro = _run_one(process_store(), run_id, key, worker)
     return asyncio.run_coroutine_threadsafe(coro, process_loop()).result()
+
+
+_backends: dict[str, ModelBackend] = {}
+"""The backends of the runs this process served lately, by run id, on its event loop: building
+one (a live SDK client loads its TLS certificates) costs more than a scripted sample."""
+KEEP_BACKENDS = 4
+
+
+async def _run_one(store: Store, run_id: str, key: SampleKey, worker: str | None) -> int:
+    backend = _backends.get(run_id)
+    if backend is None:
+        run = store.run(run_id)
+        if run is None:
+            raise BatchError(f"no run {run_id} in the store")
+        backend = plan_backend(plan_of(run))
+        _backends[run_id] = backend
+        while len(_backends) > KEEP_BACKENDS:  # the oldest run's: its batch is likely over
+            await _backends.pop(next(iter(_backends))).aclose()
+    return await run_samples(store, run_id, keys=[key], worker=worker, backend=backend)
 
 
 def process_loop() -> asyncio.AbstractEventLoop:
