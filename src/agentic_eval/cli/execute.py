@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import signal
 import sys
+from collections.abc import Generator
 from dataclasses import dataclass
 from typing import Any
 
@@ -417,10 +419,19 @@ async def _preflight(job: Job) -> None:
     from agentic_eval.batch import build_backend
     from agentic_eval.batch.backends import plan_agents
 
-    try:
+    with _backend_errors(job):
         backend = build_backend(
             job.plan.backend, job.plan.suite, plan_agents(job.plan.kind, job.plan.suite)
         )
+    await backend.aclose()
+
+
+@contextlib.contextmanager
+def _backend_errors(job: Job) -> Generator[None]:
+    """A backend that cannot be built, as one line: another producer's recording folder is a
+    usage error, a missing key or SDK an error."""
+    try:
+        yield
     except ProducerMismatch as exc:
         raise click.UsageError(one_line(str(exc))) from None
     except AuthenticationFailed as exc:
@@ -428,7 +439,6 @@ async def _preflight(job: Job) -> None:
         raise click.ClickException(one_line(f"{provider}: {exc}")) from None
     except (BackendError, RecordingError) as exc:
         raise click.ClickException(one_line(str(exc))) from None
-    await backend.aclose()
 
 
 def _open(job: Job, store: Store) -> str:
@@ -441,15 +451,9 @@ def _open(job: Job, store: Store) -> str:
     if job.resume is not None:
         store.reopen_run(job.resume, this_process())
         return job.resume
-    try:
-        return open_run(store, job.plan)
-    except ProducerMismatch as exc:
-        raise click.UsageError(one_line(str(exc))) from None
-    except AuthenticationFailed as exc:
-        provider = job.plan.backend.provider or "provider"
-        raise click.ClickException(one_line(f"{provider}: {exc}")) from None
-    except (BackendError, RecordingError) as exc:
-        raise click.ClickException(one_line(str(exc))) from None
+    with _backend_errors(job):
+        run_id = open_run(store, job.plan)
+    return run_id
 
 
 async def _run_job(
