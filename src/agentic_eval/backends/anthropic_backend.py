@@ -39,7 +39,7 @@ from agentic_eval.backends.base import (
     RetryPolicy,
     with_retries,
 )
-from agentic_eval.backends.errors import classify_sdk_error, unreadable_response
+from agentic_eval.backends.errors import classify_sdk_error, read_reply, unreadable_response
 from agentic_eval.backends.http import KEEPALIVE_CONNECTIONS, sdk_http_client
 from agentic_eval.core.messages import ContentBlock, Message, TextBlock, ToolUseBlock
 from agentic_eval.core.model import ModelRequest, ModelResponse, StopReason, ToolSpec, Usage
@@ -259,13 +259,7 @@ def _from_message(data: object) -> ModelResponse:
     Reads the JSON as ``Message`` would hold it, field for field; a reply without the fields
     every message has is a :class:`BackendError`.
     """
-    if not isinstance(data, dict):
-        raise unreadable_response("anthropic", f"not a JSON object: {str(data)[:200]}")
-    reply: dict[str, Any] = data  # pyright: ignore[reportUnknownVariableType]
-    try:
-        return _message_response(reply)
-    except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:
-        raise unreadable_response("anthropic", exc) from exc
+    return read_reply("anthropic", data, _message_response)
 
 
 def _message_response(reply: dict[str, Any]) -> ModelResponse:

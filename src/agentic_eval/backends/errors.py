@@ -9,6 +9,7 @@ A connection error carries what the transport said (the SDKs' own message is a b
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from agentic_eval.backends.base import (
@@ -17,6 +18,7 @@ from agentic_eval.backends.base import (
     ProviderRequestError,
     TransientBackendError,
 )
+from agentic_eval.core.model import ModelResponse
 from agentic_eval.core.text import redact
 
 MAX_MESSAGE_CHARS = 500
@@ -93,3 +95,17 @@ def unreadable_response(provider: str, detail: object) -> BackendError:
     if isinstance(detail, BaseException):
         detail = f"{type(detail).__name__}: {detail}"
     return BackendError(f"{provider}: unreadable response: {one_line(str(detail))}")
+
+
+def read_reply(
+    provider: str, data: object, convert: Callable[[dict[str, Any]], ModelResponse]
+) -> ModelResponse:
+    """``convert`` of a reply's JSON, which must be an object; a reply it cannot read (a field
+    missing or of another type) is :func:`unreadable_response`."""
+    if not isinstance(data, dict):
+        raise unreadable_response(provider, f"not a JSON object: {str(data)[:200]}")
+    reply: dict[str, Any] = data  # pyright: ignore[reportUnknownVariableType]
+    try:
+        return convert(reply)
+    except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:
+        raise unreadable_response(provider, exc) from exc

@@ -40,7 +40,7 @@ from agentic_eval.backends.base import (
     RetryPolicy,
     with_retries,
 )
-from agentic_eval.backends.errors import classify_sdk_error, unreadable_response
+from agentic_eval.backends.errors import classify_sdk_error, read_reply, unreadable_response
 from agentic_eval.backends.http import KEEPALIVE_CONNECTIONS, sdk_http_client
 from agentic_eval.core.messages import ContentBlock, Message, TextBlock, ToolUseBlock
 from agentic_eval.core.model import ModelRequest, ModelResponse, StopReason, ToolSpec, Usage
@@ -340,13 +340,7 @@ def _from_completion(data: object) -> ModelResponse:
     Reads the JSON as ``ChatCompletion`` would hold it, field for field; a reply without the
     fields every completion has is a :class:`BackendError`.
     """
-    if not isinstance(data, dict):
-        raise unreadable_response("openai", f"not a JSON object: {str(data)[:200]}")
-    reply: dict[str, Any] = data  # pyright: ignore[reportUnknownVariableType]
-    try:
-        return _completion_response(reply)
-    except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:
-        raise unreadable_response("openai", exc) from exc
+    return read_reply("openai", data, _completion_response)
 
 
 def _completion_response(reply: dict[str, Any]) -> ModelResponse:
