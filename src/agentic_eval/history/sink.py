@@ -51,8 +51,7 @@ class HistorySink:
             return stored
         if self.plan.gate != "rate":  # the entry format records the rate gate only
             self.warnings.append(
-                "no history entry for a batch gated on the upper bound (the history records "
-                "rates)"
+                "no history entry for a batch gated on the upper bound (the history records rates)"
             )
             self.stored = stored
             return stored
