@@ -727,7 +727,8 @@ def test_an_absolute_label_records_inside_the_recordings_folder_and_deletes_noth
     assert _tree(outside) == before
     assert (folder / "notes.json").read_text() == '{"mine": true}\n'
     assert (folder / "broken.json").read_text() == "{"
-    assert f"left alone: {folder / 'notes.json'}" in out
+    flat = "".join(out.split())  # the table wraps or folds a long path at its width
+    assert f"leftalone:{folder / 'notes.json'}".replace(" ", "") in flat
     assert len(list(folder.glob("*-*.json"))) == 34
     assert list_agents(rec, "retail_ops") == [label]
 
