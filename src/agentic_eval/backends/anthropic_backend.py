@@ -40,7 +40,12 @@ from agentic_eval.backends.base import (
     with_retries,
 )
 from agentic_eval.backends.errors import classify_sdk_error, read_reply, unreadable_response
-from agentic_eval.backends.http import KEEPALIVE_CONNECTIONS, sdk_http_client
+from agentic_eval.backends.http import (
+    KEEPALIVE_CONNECTIONS,
+    EncodedTools,
+    compact_json,
+    sdk_http_client,
+)
 from agentic_eval.core.messages import ContentBlock, Message, TextBlock, ToolUseBlock
 from agentic_eval.core.model import ModelRequest, ModelResponse, StopReason, ToolSpec, Usage
 
@@ -61,8 +66,7 @@ _STOP_REASONS: dict[str, StopReason] = {
 
 PLACEHOLDER_API_KEY = "not-needed"
 
-_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
-"""The SDK's own JSON settings for request bodies (``anthropic._utils._json.openapi_dumps``)."""
+_encode = compact_json
 
 
 class AnthropicBackend(ModelBackend):
@@ -115,7 +119,7 @@ class AnthropicBackend(ModelBackend):
             max_retries=0,
             http_client=sdk_http_client(anthropic, timeout),
         )
-        self._tools_memo: tuple[tuple[ToolSpec, ...], bytes] = ((), b"")
+        self._tools_json = EncodedTools(_tool_param)
 
     def info(self) -> BackendInfo:
         """The backend, model and agent label, for provenance."""
@@ -188,16 +192,6 @@ class AnthropicBackend(ModelBackend):
         if tools and request.tools:
             fields["tools"] = [_tool_param(t) for t in request.tools]
         return fields
-
-    def _tools_json(self, tools: tuple[ToolSpec, ...]) -> bytes:
-        # The loop offers one tuple of tools to every case of a suite (agent/loop.py, _offered):
-        # encoded once, held with the tuple so that its identity cannot be reused.
-        memo_tools, memo_json = self._tools_memo
-        if memo_tools is tools:
-            return memo_json
-        encoded = _encode([_tool_param(t) for t in tools]).encode()
-        self._tools_memo = (tools, encoded)
-        return encoded
 
     async def _create(self, request: ModelRequest) -> ModelResponse:
         """One attempt through ``messages.create`` itself (when the SDK makes spans)."""

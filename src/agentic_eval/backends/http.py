@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from typing import Any
+
+from agentic_eval.core.model import ToolSpec
 
 KEEPALIVE_CONNECTIONS = 256
 """Connections a backend's HTTP client keeps open between requests: the CLI's largest
@@ -21,3 +25,25 @@ def sdk_http_client(sdk: Any, timeout: float) -> Any:
         keepalive_expiry=defaults.keepalive_expiry,
     )
     return sdk.DefaultAsyncHttpxClient(timeout=timeout, limits=limits)
+
+
+compact_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+"""The SDKs' own JSON settings for request bodies (``openapi_dumps`` in both)."""
+
+
+class EncodedTools:
+    """A request's tools as JSON bytes, encoded once per tuple of tools: the loop offers one
+    tuple to every case of a suite (agent/loop.py, ``_offered``), held here with its encoding
+    so that its identity cannot be reused by another tuple."""
+
+    def __init__(self, param: Callable[[ToolSpec], Any]) -> None:
+        self._param = param
+        self._memo: tuple[tuple[ToolSpec, ...], bytes] = ((), b"")
+
+    def __call__(self, tools: tuple[ToolSpec, ...]) -> bytes:
+        memo_tools, memo_json = self._memo
+        if memo_tools is tools:
+            return memo_json
+        encoded = compact_json([self._param(t) for t in tools]).encode()
+        self._memo = (tools, encoded)
+        return encoded

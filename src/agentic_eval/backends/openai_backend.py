@@ -41,7 +41,12 @@ from agentic_eval.backends.base import (
     with_retries,
 )
 from agentic_eval.backends.errors import classify_sdk_error, read_reply, unreadable_response
-from agentic_eval.backends.http import KEEPALIVE_CONNECTIONS, sdk_http_client
+from agentic_eval.backends.http import (
+    KEEPALIVE_CONNECTIONS,
+    EncodedTools,
+    compact_json,
+    sdk_http_client,
+)
 from agentic_eval.core.messages import ContentBlock, Message, TextBlock, ToolUseBlock
 from agentic_eval.core.model import ModelRequest, ModelResponse, StopReason, ToolSpec, Usage
 
@@ -84,8 +89,7 @@ _FINISH_REASONS: dict[str, StopReason] = {
 
 MaxTokensParam = Literal["max_tokens", "max_completion_tokens"]
 
-_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
-"""The SDK's own JSON settings for request bodies (``openai._utils._json.openapi_dumps``)."""
+_encode = compact_json
 _OPTIONS: RequestOptions = {"security": {"bearer_auth": True}}
 """The request options ``chat.completions.create`` passes (which credentials to send)."""
 
@@ -150,7 +154,7 @@ class OpenAIBackend(ModelBackend):
             max_retries=0,
             http_client=sdk_http_client(openai, timeout),
         )
-        self._tools_memo: tuple[tuple[ToolSpec, ...], bytes] = ((), b"")
+        self._tools_json = EncodedTools(_tool_param)
 
     def info(self) -> BackendInfo:
         """The backend, model and agent label, for provenance."""
@@ -213,16 +217,6 @@ class OpenAIBackend(ModelBackend):
         if not request.tools:
             return head.encode()
         return (head[:-1] + ',"tools":').encode() + self._tools_json(request.tools) + b"}"
-
-    def _tools_json(self, tools: tuple[ToolSpec, ...]) -> bytes:
-        # The loop offers one tuple of tools to every case of a suite (agent/loop.py, _offered):
-        # encoded once, held with the tuple so that its identity cannot be reused.
-        memo_tools, memo_json = self._tools_memo
-        if memo_tools is tools:
-            return memo_json
-        encoded = _encode([_tool_param(t) for t in tools]).encode()
-        self._tools_memo = (tools, encoded)
-        return encoded
 
     async def aclose(self) -> None:
         """Close the SDK client and its connections."""

@@ -318,7 +318,7 @@ def plan_specs(plan: RunPlan) -> tuple[list[TaskSpec[Any]], Domain[Any] | None]:
             requirements=s.requirements,
             inputs=s.inputs,
             upstream=s.upstream,
-            feedback=[reason for _, reason in s.rejections],
+            feedback=s.feedback(),
             extra_checks=s.checks,
             limits=plan.limits(),
             external_fixtures=s.external_fixtures,
