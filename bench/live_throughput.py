@@ -16,6 +16,9 @@ The same live batch then runs on two ``agentic-eval worker`` processes (``--pool
 broker (skipped otherwise); its actual time is the run's own, from its ``eval_run`` row (opened
 to closed), its turns are read from its sample rows.
 
+The same live batch also runs on the local executor's two child processes (``batch --processes 2
+--concurrency 32``), its time again the run's own, the children's start-up included.
+
 Run: ``python bench/live_throughput.py`` (about two minutes on 2 cores; ``--no-celery`` skips
 the workers).
 """
@@ -142,6 +145,10 @@ def run_rows(url: str, run_id: str) -> tuple[float, list[int], dict[str, int]]:
     outcomes: dict[str, int] = {}
     for _, outcome in rows:
         outcomes[outcome] = outcomes.get(outcome, 0) + 1
+    if isinstance(started, str):  # SQLite's text timestamps
+        from datetime import datetime
+
+        started, finished = datetime.fromisoformat(started), datetime.fromisoformat(finished)
     return (finished - started).total_seconds(), [t for t, _ in rows], outcomes
 
 
@@ -183,6 +190,38 @@ def celery_row(
     return (
         f"{f'celery 2x{threads}':>11} {sum(turns):>6} {seconds:>9.2f} {ideal:>8.2f} "
         f"{seconds / ideal:>6.2f} {extra:>14.1f} {cpu} {fake} {outcomes.get('passed', 0):>7} "
+        f"{outcomes.get('transient', 0):>10}"
+    )
+
+
+def processes_row(
+    url: str, samples: list[str], latency: float, threads: int, tmp: Path, fake_pid: int
+) -> str:
+    """The live batch on the local executor's two child processes (``threads`` in flight in
+    each), as one table row; its time is the run's own (opened to closed, the children's start
+    included), from its ``eval_run`` row in a SQLite store of its own."""
+    database = f"sqlite:///{tmp / 'processes.db'}"
+    env = {**os.environ, "AGENTIC_EVAL_DATABASE_URL": database}
+    live = ["--provider", "openai", "--base-url", url, "--model", "fake", "--retries", "0"]
+    cmd = [sys.executable, "-m", "agentic_eval", "batch", DOMAIN, *live, *samples,
+           "--concurrency", str(threads), "--processes", "2", "--no-history"]  # fmt: skip
+    fake_before = process_cpu(fake_pid)
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    fake_after = process_cpu(fake_pid)
+    found = re.search(r"^run: (\S+) \(finished\)$", done.stdout, re.M)
+    if found is None:
+        raise SystemExit(f"the --processes batch failed ({done.returncode}): {done.stderr[-2000:]}")
+    seconds, turns, outcomes = run_rows(database, found.group(1))
+    ideal = ideal_seconds(turns, 2 * threads, latency)
+    fake = (
+        f"{fake_after - fake_before:>11.2f}"
+        if fake_before is not None and fake_after is not None
+        else f"{'-':>11}"
+    )
+    extra = (seconds - ideal) * 1000 / sum(turns) * 2 * threads
+    return (
+        f"{f'procs 2x{threads}':>11} {sum(turns):>6} {seconds:>9.2f} {ideal:>8.2f} "
+        f"{seconds / ideal:>6.2f} {extra:>14.1f} {'-':>13} {fake} {outcomes.get('passed', 0):>7} "
         f"{outcomes.get('transient', 0):>10}"
     )
 
@@ -239,6 +278,7 @@ def main() -> int:
                     f"{extra:>14.1f} {cpu:>13.2f} {fake_cpu} {totals['passed']:>7} "
                     f"{totals['transient']:>10}"
                 )
+            print(processes_row(url, samples, latency, args.celery_threads, Path(tmp), proc.pid))
             if not args.no_celery:
                 print(celery_row(url, samples, latency, args.celery_threads, Path(tmp), proc.pid))
         finally:
@@ -249,6 +289,8 @@ def main() -> int:
     print("run's CPU time in this process (one event loop: the bound at high concurrency);")
     print("fake cpu s: the fake-provider process's, over the same run. celery 2xN: two worker")
     print("processes of N threads each; client cpu s is theirs, actual s the run's own time.")
+    print("procs 2xN: batch --processes 2 --concurrency N (two child processes of the local")
+    print("executor); actual s is the run's own time, the children's start-up included.")
     return 0
 
 

@@ -166,15 +166,19 @@ async def run_plan(
     should_stop: Callable[[], bool] | None = None,
     worker: str | None = None,
     after: Sequence[FinishedSink] = (),
+    processes: int = 1,
 ) -> SessionResult:
     """Run the run's planned samples the store does not hold yet, then finish it from its rows
     (:func:`finish_plan`) and tell ``after`` (the history): a first run and a resumed one end
-    alike.
+    alike. ``processes`` > 1 runs them in that many child processes
+    (:func:`~agentic_eval.batch.processes.run_on_processes`; ``on_case`` is then not called).
 
     Raises:
-        BatchError: No such run, no plan, a case gone from the suite.
-        AuthenticationFailed: At the first refusal of credentials (live).
+        BatchError: No such run, no plan, a case gone from the suite, a child process that
+            failed.
+        AuthenticationFailed: At the first refusal of credentials (live, in this process).
     """
+    from agentic_eval.batch.processes import run_on_processes
     from agentic_eval.batch.run import BatchError, plan_of, run_samples
 
     run = store.run(run_id)
@@ -182,9 +186,12 @@ async def run_plan(
         raise BatchError(f"no run {run_id} in the store")
     sinks = plan_sinks(plan_of(run))
     try:
-        await run_samples(
-            store, run_id, on_case=on_case, should_stop=should_stop, worker=worker, sinks=sinks
-        )
+        if processes > 1:
+            await run_on_processes(store, run_id, processes, should_stop=should_stop)
+        else:
+            await run_samples(
+                store, run_id, on_case=on_case, should_stop=should_stop, worker=worker, sinks=sinks
+            )
     except BaseException:
         with contextlib.suppress(Exception):
             store.finish_run(run_id, None, datetime.now(UTC), None, "interrupted")

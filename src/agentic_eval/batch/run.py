@@ -25,11 +25,11 @@ from agentic_eval.core.process import this_process
 from agentic_eval.core.scorecard import CaseResult, GateSummary
 from agentic_eval.domains.base import Domain
 from agentic_eval.domains.registry import get_domain
-from agentic_eval.evaluation.confidence import upper_bound_gate
+from agentic_eval.evaluation.confidence import CaseEpochs, PassHatK, upper_bound_gate
 from agentic_eval.evaluation.runner import CaseRun, produced_by, run_tasks
 from agentic_eval.evaluation.session import SessionResult, heartbeat_loop, stored_gate
 from agentic_eval.evaluation.sinks import RunSink, StoreSink
-from agentic_eval.store.db import SampleVerdict, Store
+from agentic_eval.store.db import Store
 from agentic_eval.store.models import EvalRun
 from agentic_eval.tasks.spec import TaskSpec
 
@@ -47,9 +47,9 @@ class BatchSummary:
     samples: int
     counts: dict[str, int]
     gate: GateSummary
-    results: tuple[CaseResult, ...]
-    """Each stored sample's case, epoch and outcome (for pass^k and the flaky cases; its checks
-    are not read back: :func:`stored_results` reads whole results)."""
+    epochs: PassHatK
+    """Each case's judged, passed and transient samples, counted in the store (pass^k and the
+    flaky cases; :func:`stored_results` reads whole results back)."""
     status: str
     missing: int
     """Planned samples with no row (a stopped or unfinished run)."""
@@ -130,8 +130,8 @@ async def run_samples(
     plan = plan_of(run)
     planned = list(plan.keys)
     if keys is not None:
-        chosen = set(keys)
-        outside = [k.name() for k in chosen if k not in set(planned)]
+        chosen, known = set(keys), set(planned)
+        outside = [k.name() for k in chosen if k not in known]
         if outside:
             raise BatchError(f"run {run_id} did not plan sample {sorted(outside)[0]}")
         planned = [k for k in planned if k in chosen]
@@ -228,11 +228,10 @@ def summary(store: Store, run_id: str) -> BatchSummary:
     gate = stored_gate(store, run_id, p.max_failure_rate, p.max_transient)
     if plan.gate == "upper-bound":
         gate = upper_bound_gate(gate)
-    verdicts = store.sample_verdicts([run_id]).get(run_id, [])
-    results = tuple(_outcomes(verdicts))
-    stored = {(v.case_id, v.sample, v.attempt) for v in verdicts}
+    epochs = PassHatK(tuple(CaseEpochs(*row) for row in store.case_counts(run_id)))
+    stored = store.stored_keys(run_id)
     missing = sum(1 for k in plan.keys if (k.case, k.epoch, k.attempt) not in stored)
-    return BatchSummary(run_id, plan, samples, counts, gate, results, run.status, missing)
+    return BatchSummary(run_id, plan, samples, counts, gate, epochs, run.status, missing)
 
 
 def close_run(
@@ -257,28 +256,6 @@ def _closed(store: Store, session: SessionResult) -> BatchSummary:
     return dataclasses.replace(s, status=session.status, session=session)
 
 
-def _outcomes(verdicts: Iterable[SampleVerdict]) -> Iterable[CaseResult]:
-    """Each stored sample's case, epoch, outcome and hard-gate flag, from its verdict columns."""
-    from agentic_eval.core.messages import trusted
-    from agentic_eval.core.results import Outcome
-
-    for v in verdicts:
-        yield trusted(
-            CaseResult,
-            {
-                "case_id": v.case_id,
-                "sample": v.sample,
-                "outcome": trusted(Outcome, {"kind": v.outcome, "reason": "", "where": ""}),
-                "checks": (),
-                "hard_gate_failed": v.hard_gate_failed,
-                "unapproved_attempts": 0,
-                "unapproved_executions": 0,
-                "turns": 0,
-                "tool_calls": 0,
-            },
-        )
-
-
 def stored_results(store: Store, run_id: str) -> Iterable[CaseResult]:
     """Every stored sample's whole result (checks included), read back from its row."""
     from agentic_eval.batch.finish import stored_runs
@@ -293,12 +270,17 @@ async def run_agent_batch(
     on_case: Callable[[CaseRun], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
     worker: str | None = None,
+    processes: int = 1,
 ) -> BatchSummary:
-    """Open a run of ``plan``, run every sample, close it; the gate is read from the store."""
+    """Open a run of ``plan``, run every sample (in ``processes`` child processes when more
+    than one), close it; the gate is read from the store."""
     from agentic_eval.batch.finish import run_plan
 
     run_id = open_run(store, plan, worker=worker)
-    session = await run_plan(store, run_id, on_case=on_case, should_stop=should_stop, worker=worker)
+    session = await run_plan(
+        store, run_id, on_case=on_case, should_stop=should_stop, worker=worker,
+        processes=processes,
+    )  # fmt: skip
     return _closed(store, session)
 
 

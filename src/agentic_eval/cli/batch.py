@@ -24,6 +24,7 @@ from agentic_eval.cli.options import (
     request_options,
     run_parameter_options,
 )
+from agentic_eval.core.aio import run as run_sync
 from agentic_eval.core.text import one_line
 from agentic_eval.evaluation.runner import CaseRun
 
@@ -69,7 +70,7 @@ class BatchProgress:
             self.console.print(f"batch: {self.line()}", markup=False)
 
     def add(self, new: Mapping[str, int]) -> None:
-        """Samples newly stored by other processes, by outcome (the celery executor)."""
+        """Samples newly stored by other processes, by outcome (child processes, celery)."""
         before = self.done
         for kind, n in new.items():
             self.counts[kind if kind in ("passed", "transient") else "failed"] += n
@@ -86,7 +87,7 @@ class BatchProgress:
 
 def summary_lines(s: Any) -> list[str]:
     """The summary in the seed's shape, then the confidence bound and pass^k."""
-    from agentic_eval.evaluation.confidence import confidence_lines
+    from agentic_eval.evaluation.confidence import bound_lines, pass_hat_lines
     from agentic_eval.evaluation.gate import format_rate, percent
 
     g, c = s.gate, s.counts
@@ -102,7 +103,8 @@ def summary_lines(s: Any) -> list[str]:
         f"transient: {c['transient']} (excluded from the rate)",
         f"failure rate: {format_rate(g.failures, g.judged, g.max_failure_rate)} "
         f"(threshold {percent(g.max_failure_rate)})",
-        *confidence_lines(g, s.results),
+        *bound_lines(g),
+        *pass_hat_lines(s.epochs),
         f"gate: {g.verdict}" + (f" ({one_line(g.reason)})" if g.verdict != "PASS" else ""),
     ]
     session = s.session
@@ -174,6 +176,15 @@ def summary_lines(s: Any) -> list[str]:
     "AGENTIC_EVAL_DATABASE_URL); with --resume, re-enqueues the missing samples.",
 )
 @click.option(
+    "--processes",
+    type=click.IntRange(1, 64),
+    default=1,
+    show_default=True,
+    help="local: run the samples in this many child processes (each with --concurrency in "
+    "flight), which rebuild the run from its stored plan and write to the same store; this "
+    "process shows progress and reads the gate from the store. One event loop uses one core.",
+)
+@click.option(
     "--stall-timeout",
     type=click.FloatRange(0, min_open=True),
     default=900.0,
@@ -204,6 +215,7 @@ def batch(
     no_history: bool,
     resume: str | None,
     executor: Literal["local", "celery"],
+    processes: int,
     stall_timeout: float,
     retries: int,
     timeout: float,
@@ -233,11 +245,15 @@ def batch(
     ctx = click.get_current_context()
     if executor == "local" and ctx.get_parameter_source("stall_timeout") is not _DEFAULT:
         raise click.UsageError("--stall-timeout applies to --executor celery only")
+    if executor == "celery" and processes > 1:
+        raise click.UsageError(
+            "--processes applies to --executor local (workers have --concurrency)"
+        )
     if resume is not None:
         if domain or scenario or pattern or samples != 1 or backend or agent or provider:
             raise click.UsageError("--resume takes the run's stored plan: drop the other options")
         _celery_ready(executor)
-        return asyncio.run(_resume(resume, executor, stall_timeout))
+        return run_sync(_resume(resume, executor, stall_timeout, processes))
     if domain is not None and scenario is not None:
         raise click.UsageError("batch a DOMAIN or a --scenario, not both")
     if domain is None and scenario is None:
@@ -268,7 +284,7 @@ def batch(
     except BatchError as exc:
         raise click.UsageError(one_line(str(exc))) from None
     _celery_ready(executor)
-    return asyncio.run(_run(plan, not no_history, executor, stall_timeout))
+    return run_sync(_run(plan, not no_history, executor, stall_timeout, processes))
 
 
 def _celery_ready(executor: str) -> None:
@@ -369,7 +385,7 @@ def _plan(
                       full=pattern is None, gate=gate_mode)  # fmt: skip
 
 
-async def _run(plan: Any, history: bool, executor: str, stall: float) -> int:
+async def _run(plan: Any, history: bool, executor: str, stall: float, processes: int) -> int:
     from agentic_eval.batch import open_run
 
     _broker_reachable(executor)
@@ -379,7 +395,7 @@ async def _run(plan: Any, history: bool, executor: str, stall: float) -> int:
     except Exception as exc:  # a backend that cannot be built: one line
         store.close()
         raise click.ClickException(one_line(str(exc))) from None
-    return await _drive(store, run_id, len(plan.keys), history, executor, stall)
+    return await _drive(store, run_id, len(plan.keys), history, executor, stall, processes)
 
 
 def _broker_reachable(executor: str) -> None:
@@ -395,7 +411,7 @@ def _broker_reachable(executor: str) -> None:
         raise click.UsageError(one_line(str(exc))) from None
 
 
-async def _resume(run_id: str, executor: str, stall: float) -> int:
+async def _resume(run_id: str, executor: str, stall: float, processes: int) -> int:
     from agentic_eval.batch import BatchError, plan_of
 
     _broker_reachable(executor)
@@ -419,15 +435,17 @@ async def _resume(run_id: str, executor: str, stall: float) -> int:
         from agentic_eval.core.process import this_process
 
         store.reopen_run(run_id, this_process())  # running again, as the sweep can tell
-    return await _drive(store, run_id, len(plan.keys) - done, history, executor, stall)
+    todo = len(plan.keys) - done
+    return await _drive(store, run_id, todo, history, executor, stall, processes)
 
 
 async def _drive(
-    store: Any, run_id: str, todo: int, history: bool, executor: str, stall: float
+    store: Any, run_id: str, todo: int, history: bool, executor: str, stall: float, processes: int
 ) -> int:
     from agentic_eval.backends.base import AuthenticationFailed, BackendError
     from agentic_eval.batch import BatchError, close_run, plan_of, run_samples
     from agentic_eval.batch.finish import plan_sinks
+    from agentic_eval.batch.processes import run_on_processes
     from agentic_eval.evaluation.gate import EXIT_CODES
     from agentic_eval.workers import Stalled, WorkerError, run_on_workers
 
@@ -445,6 +463,15 @@ async def _drive(
             )
             await run_on_workers(
                 store, run_id, on_progress=progress.add, should_stop=stop, stall_timeout=stall
+            )
+        elif processes > 1:  # samples stored by the child processes, watched in the store
+            click.echo(
+                f"batch: run {run_id} on {processes} processes "
+                f"(if this dies: agentic-eval batch --resume {run_id})",
+                err=True,
+            )
+            await run_on_processes(
+                store, run_id, processes, on_progress=progress.add, should_stop=stop
             )
         else:
             await run_samples(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -10,6 +9,7 @@ import click
 
 from agentic_eval.cli.common import resolve_domains
 from agentic_eval.cli.options import recordings_option
+from agentic_eval.core.aio import run as run_sync
 from agentic_eval.core.text import one_line
 from agentic_eval.core.transcript import Verdict
 
@@ -56,7 +56,7 @@ def rescore(domains: tuple[str, ...], agent: str | None, recordings: Path, dry_r
         )
     except RescoreError as exc:
         raise click.UsageError(one_line(str(exc))) from None
-    return asyncio.run(_rescore_all(folders, dry_run))
+    return run_sync(_rescore_all(folders, dry_run))
 
 
 async def _rescore_all(folders: list[Folder], dry_run: bool) -> int:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -15,6 +14,7 @@ from agentic_eval.cli.options import (
     request_options,
     run_parameter_options,
 )
+from agentic_eval.core.aio import run as run_sync
 
 Mode = Literal["replay", "live", "scripted"]
 BACKENDS: tuple[Mode, ...] = ("replay", "live", "scripted")
@@ -259,4 +259,4 @@ def run(
         timeout=timeout,
         resume=resume,
     )
-    return asyncio.run(execute(options))
+    return run_sync(execute(options))

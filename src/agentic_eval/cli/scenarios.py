@@ -10,6 +10,7 @@ import click
 from agentic_eval.cli.options import recordings_option
 from agentic_eval.cli.step_view import echo
 from agentic_eval.cli.workflow import ClaimGuard
+from agentic_eval.core.aio import run as run_sync
 from agentic_eval.core.text import one_line
 from agentic_eval.domains.fixtures import FixtureError
 from agentic_eval.evaluation.scenario import StepRun
@@ -132,7 +133,7 @@ def scenarios_cmd(recordings: Path, agent: str | None) -> int:
     except WorkflowError as exc:
         raise click.UsageError(one_line(str(exc))) from None
     try:
-        done = asyncio.run(_replay_all(recordings, agent))
+        done = run_sync(_replay_all(recordings, agent))
     except (FixtureError, StoreError, WorkflowError) as exc:
         raise click.ClickException(one_line(str(exc))) from None
     if isinstance(done, int):

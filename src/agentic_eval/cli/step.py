@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -14,6 +13,7 @@ from agentic_eval.cli.options import (
     recordings_option,
     request_options,
 )
+from agentic_eval.core.aio import run as run_sync
 from agentic_eval.core.settings import DEFAULT_MAX_TURNS
 from agentic_eval.evaluation.scenario import MAX_REJECTIONS
 
@@ -168,4 +168,4 @@ def step(
         retries=retries,
         timeout=timeout,
     )
-    return asyncio.run(execute_step(options))
+    return run_sync(execute_step(options))

@@ -28,7 +28,6 @@ fewer than :data:`MIN_MUTANTS_PER_GATE` mutants are reported as warnings too.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -36,6 +35,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from agentic_eval.backends.scripted import ScriptedAgent, ScriptedBackend
+from agentic_eval.core.aio import run as run_sync
 from agentic_eval.core.canonical import canonical_json
 from agentic_eval.core.case import CaseSpec
 from agentic_eval.core.messages import Frozen
@@ -490,7 +490,7 @@ def kill_matrix(domains: Sequence[Domain[Any]]) -> KillMatrix:
     async def every() -> list[DomainMatrix | None]:
         return [await domain_matrix(d) for d in domains]
 
-    found = asyncio.run(every())
+    found = run_sync(every())
     matrices = [m for m in found if m is not None]
     skipped = tuple(d.name for d, m in zip(domains, found, strict=True) if m is None)
     ok = bool(matrices) and not any(d.escapes or d.false_alarms for d in matrices)

@@ -19,6 +19,7 @@ from typing import Any
 
 from sqlalchemy import (
     Engine,
+    case,
     create_engine,
     event,
     func,
@@ -277,6 +278,21 @@ class Store(HistoryRows):
         counts.update({str(outcome): int(n) for outcome, n in rows})
         counts["hard_gate_failures"] = int(hard)
         return counts
+
+    def case_counts(self, run_id: str) -> list[tuple[str, int, int, int]]:
+        """Per case: its judged, passed and transient samples, read from the rows (GROUP BY),
+        sorted by case id in Python (a database's collation may order them otherwise): what
+        pass^k and the flaky cases take, without reading every row back."""
+        judged = func.sum(case((EvalSample.outcome != "transient", 1), else_=0))
+        passed = func.sum(case((EvalSample.outcome == "passed", 1), else_=0))
+        transient = func.sum(case((EvalSample.outcome == "transient", 1), else_=0))
+        with self._begin("read the per-case counts") as conn:
+            rows = conn.execute(
+                select(EvalSample.case_id, judged, passed, transient)
+                .where(EvalSample.run_id == run_id)
+                .group_by(EvalSample.case_id)
+            ).all()
+        return sorted((str(c), int(j), int(p), int(t)) for c, j, p, t in rows)
 
     def finish_run(
         self,

@@ -5,6 +5,7 @@ Nothing here imports Celery (the optional ``celery`` extra) until the executor o
 started: :mod:`agentic_eval.workers.celery_app` holds the app and imports it then.
 """
 
+from agentic_eval.batch.watch import Stalled, missing_keys, wait_for_samples
 from agentic_eval.workers.config import (
     BROKER_ENV,
     DEFAULT_QUEUE,
@@ -24,14 +25,11 @@ from agentic_eval.workers.config import (
 from agentic_eval.workers.failures import SampleFailure
 from agentic_eval.workers.submit import (
     SampleFailed,
-    Stalled,
     Submission,
     WorkersRun,
     enqueue,
-    missing_keys,
     revoke,
     run_on_workers,
-    wait_for_samples,
 )
 from agentic_eval.workers.task import execute_sample
 

@@ -9,34 +9,18 @@ what the workers return is not used.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agentic_eval.batch import BatchError, RunPlan, SampleKey, plan_of
+from agentic_eval.batch import SampleKey
+from agentic_eval.batch.watch import missing_keys, wait_for_samples
 from agentic_eval.core.text import one_line, redact, safe_url
-from agentic_eval.evaluation.session import HEARTBEAT_SECONDS
 from agentic_eval.store.db import Store
 from agentic_eval.workers.config import TASK_NAME, CelerySettings, WorkerError, celery_settings
 from agentic_eval.workers.failures import SampleFailure, clear_failures, first_failure
-
-OUTCOMES: tuple[str, ...] = ("passed", "check_failed", "error", "transient")
-
-
-class Stalled(WorkerError):
-    """No sample was stored for the stall timeout while some are still missing."""
-
-    def __init__(self, run_id: str, missing: int, planned: int, seconds: float, queue: str):
-        self.run_id, self.missing, self.planned = run_id, missing, planned
-        super().__init__(
-            f"no sample of run {run_id} was stored for {seconds:g} s: {missing} of {planned} "
-            f"planned samples are missing (is a worker consuming queue {queue!r}?); "
-            f"agentic-eval batch --resume {run_id} --executor celery re-enqueues them"
-        )
 
 
 class SampleFailed(WorkerError):
@@ -69,20 +53,6 @@ class WorkersRun:
     """Every planned sample is stored (False: stopped by ``should_stop``)."""
     stored: int
     """Samples stored while this call waited (by any worker)."""
-
-
-def missing_keys(store: Store, run_id: str) -> tuple[RunPlan, list[SampleKey]]:
-    """The run's plan and its planned samples that the store does not hold, in plan order.
-
-    Raises:
-        BatchError: No such run, or no valid plan on it.
-    """
-    run = store.run(run_id)
-    if run is None:
-        raise BatchError(f"no run {run_id} in the store")
-    plan = plan_of(run)
-    held = _held(store, run_id)
-    return plan, [k for k in plan.keys if _key(k) not in held]
 
 
 def enqueue(
@@ -134,77 +104,6 @@ def revoke(submission: Submission, app: Any = None) -> None:
         app.control.revoke(list(submission.task_ids))
 
 
-def _stored(counts: Mapping[str, int]) -> int:
-    return sum(counts.get(k, 0) for k in OUTCOMES)
-
-
-def _key(key: SampleKey) -> tuple[str, int, int]:
-    return key.case, key.epoch, key.attempt
-
-
-def _held(store: Store, run_id: str) -> set[tuple[str, int, int]]:
-    """The (case, epoch, attempt) of every stored sample of the run, as run_samples sees them."""
-    return {
-        (v.case_id, v.sample, v.attempt) for v in store.sample_verdicts([run_id]).get(run_id, [])
-    }
-
-
-def _complete(store: Store, run_id: str, plan: RunPlan) -> bool:
-    held = _held(store, run_id)
-    return all(_key(k) in held for k in plan.keys)
-
-
-async def wait_for_samples(
-    store: Store,
-    run_id: str,
-    *,
-    on_progress: Callable[[dict[str, int]], None] | None = None,
-    should_stop: Callable[[], bool] | None = None,
-    stall_timeout: float | None = None,
-    poll_seconds: float = 0.25,
-    queue: str = "",
-    check: Callable[[], None] | None = None,
-) -> tuple[bool, int]:
-    """Poll the store until every planned sample of the run is stored (True) or
-    ``should_stop()`` says so (False); returns that and how many samples were stored meanwhile.
-    ``on_progress`` gets the samples newly stored since its last call, by outcome; ``check``
-    is called at every poll, and may raise to end the wait.
-
-    Raises:
-        BatchError: No such run, or no valid plan on it.
-        Stalled: No new sample for ``stall_timeout`` seconds while some are missing.
-    """
-    plan, _ = missing_keys(store, run_id)
-    seen = dict.fromkeys(OUTCOMES, 0)
-    seen.update({k: v for k, v in store.gate_counts(run_id).items() if k in seen})
-    start = _stored(seen)
-    last_change = last_beat = time.monotonic()
-    while True:
-        counts = store.gate_counts(run_id)
-        new = {k: counts.get(k, 0) - seen[k] for k in OUTCOMES}
-        now = time.monotonic()
-        if any(new.values()):
-            seen = {k: counts.get(k, 0) for k in OUTCOMES}
-            last_change = now
-            if on_progress is not None:
-                on_progress(new)
-        stored = _stored(seen)
-        if stored >= len(plan.keys) and _complete(store, run_id, plan):
-            return True, stored - start
-        if should_stop is not None and should_stop():
-            return False, stored - start
-        if check is not None:
-            check()
-        if stall_timeout is not None and now - last_change > stall_timeout:
-            missing = len(missing_keys(store, run_id)[1])
-            raise Stalled(run_id, missing, len(plan.keys), stall_timeout, queue)
-        if now - last_beat >= HEARTBEAT_SECONDS:  # the submitter is alive: not abandoned
-            with contextlib.suppress(Exception):
-                store.heartbeat(run_id)
-            last_beat = now
-        await asyncio.sleep(poll_seconds)
-
-
 async def run_on_workers(
     store: Store,
     run_id: str,
@@ -243,7 +142,8 @@ async def run_on_workers(
             should_stop=should_stop,
             stall_timeout=stall_timeout,
             poll_seconds=poll_seconds,
-            queue=settings.queue,
+            waiting_on=f"is a worker consuming queue {settings.queue!r}?",
+            resume=f"agentic-eval batch --resume {run_id} --executor celery re-enqueues them",
             check=check if mine else None,
         )
     finally:

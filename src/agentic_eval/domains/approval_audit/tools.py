@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from agentic_eval.agent.tools import ApprovalRequirement, ToolArgumentError, ToolError, ToolRegistry
+from agentic_eval.core.frozen import private_copy
 from agentic_eval.core.identifiers import Iban
 from agentic_eval.domains.approval_audit.fixtures import (
     AuditPolicy,
@@ -85,7 +86,7 @@ class AuditEnv:
 
 def make_env(policy: AuditPolicy, scenario: Scenario) -> AuditEnv:
     """A fresh environment over a private copy of one scenario."""
-    return AuditEnv(policy=policy, state=scenario.model_copy(deep=True))
+    return AuditEnv(policy=policy, state=private_copy(scenario))
 
 
 def _get(kind: str, lookup: Callable[[str], _T], key: str) -> _T:

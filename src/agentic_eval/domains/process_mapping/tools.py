@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from agentic_eval.agent.tools import ToolError, ToolRegistry
+from agentic_eval.core.frozen import private_copy
 from agentic_eval.domains.process_mapping.fixtures import Process, ProcessFixtures
 from agentic_eval.domains.process_mapping.policy import policy_summary
 
@@ -25,12 +26,12 @@ class ProcessEnv:
     """One case's world: a private copy of the process data (the tools only read it)."""
 
     state: ProcessFixtures
-    """Deep copy of the fixtures."""
+    """The fixtures (deeply immutable, so shared, not copied: ``private_copy``)."""
 
 
 def make_env(fixtures: ProcessFixtures) -> ProcessEnv:
-    """A fresh environment over a deep copy of ``fixtures``."""
-    return ProcessEnv(state=fixtures.model_copy(deep=True))
+    """A fresh environment over ``fixtures`` (its private copy, see ``core.frozen``)."""
+    return ProcessEnv(state=private_copy(fixtures))
 
 
 def _get(kind: str, lookup: Callable[[str], _T], key: str) -> _T:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from agentic_eval.agent.tools import ApprovalRequirement, ToolArgumentError, ToolError, ToolRegistry
+from agentic_eval.core.frozen import private_copy
 from agentic_eval.domains.retail_ops.fixtures import Invoice, RetailFixtures
 from agentic_eval.domains.retail_ops.policy import closure_requirement, payment_requirement
 
@@ -37,7 +38,7 @@ class RetailEnv:
     """One case's world: a private copy of the book plus what the agent changed."""
 
     state: RetailFixtures
-    """Deep copy of the fixtures; tools never mutate it."""
+    """The fixtures (deeply immutable, so shared, not copied: ``private_copy``)."""
     paid_invoice_ids: list[str] = field(default_factory=lambda: [])
     """Invoices paid during the run, in order."""
     closed_exceptions: dict[str, str] = field(default_factory=lambda: {})
@@ -57,8 +58,8 @@ class RetailEnv:
 
 
 def make_env(fixtures: RetailFixtures) -> RetailEnv:
-    """A fresh environment over a deep copy of ``fixtures``."""
-    return RetailEnv(state=fixtures.model_copy(deep=True))
+    """A fresh environment over ``fixtures`` (its private copy, see ``core.frozen``)."""
+    return RetailEnv(state=private_copy(fixtures))
 
 
 def _get(kind: str, lookup: Callable[[str], _T], key: str) -> _T:

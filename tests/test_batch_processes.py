@@ -1,0 +1,206 @@
+"""The local executor on several processes (`batch --processes N`, `run_agent_batch(processes=)`).
+
+The children rebuild the run from its stored plan and write to the same store; the parent reads
+the gate back from the rows. Same plan, same verdict and scorecard as one process; every planned
+sample stored once; a stopped or killed child loses only what it had not stored, and `--resume`
+runs the rest.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from agentic_eval.backends.spec import BackendSpec
+from agentic_eval.batch import RunPlan, SampleKey, open_run, run_agent_batch
+from agentic_eval.batch.finish import finish_plan, stored_runs
+from agentic_eval.batch.processes import ProcessFailed, run_on_processes, shards
+from agentic_eval.cli.main import main
+from agentic_eval.core.aio import run
+from agentic_eval.core.settings import RunParameters
+from agentic_eval.domains import get_domain
+from agentic_eval.store import Store
+from agentic_eval.store.models import EvalSample
+
+CASES = [c.id for c in get_domain("retail_ops").load_cases()]
+
+
+def _plan(epochs: int, agent: str = "reference") -> RunPlan:
+    return RunPlan(
+        suite="retail_ops",
+        keys=tuple(SampleKey(case=c, epoch=e) for c in CASES for e in range(epochs)),
+        backend=BackendSpec(kind="scripted", agent=agent),
+        model=f"scripted:{agent}",
+        parameters=RunParameters(),
+    )
+
+
+@pytest.fixture()
+def store(tmp_path: Path) -> Iterator[Store]:
+    s = Store(f"sqlite:///{tmp_path}/store.db")
+    s.migrate()
+    yield s
+    s.close()
+
+
+def _rows(store: Store, run_id: str) -> list[tuple[str, int, int, str | None]]:
+    cols = (EvalSample.case_id, EvalSample.sample, EvalSample.attempt, EvalSample.worker_id)
+    with store.engine.connect() as conn:
+        return [tuple(r) for r in conn.execute(select(*cols).where(EvalSample.run_id == run_id))]  # type: ignore[misc]
+
+
+def _results(store: Store, run_id: str) -> list[str]:
+    """Every stored sample's whole result (checks included), as JSON, in case/sample order."""
+    return [r.result.model_dump_json() for r in stored_runs(store, run_id)]
+
+
+def test_shards_deal_every_key_once_round_robin() -> None:
+    keys = list(_plan(3).keys)
+    dealt = shards(keys, 4)
+    assert sorted((k for s in dealt for k in s), key=keys.index) == keys
+    assert [len(s) for s in dealt] == [len(keys[i::4]) for i in range(4)]
+    assert shards(keys[:2], 5) == [[keys[0]], [keys[1]]]  # no empty shard, no idle child
+
+
+@pytest.mark.parametrize("agent", ["reference", "naive"])
+def test_two_processes_give_the_verdict_and_results_of_one(store: Store, agent: str) -> None:
+    plan = _plan(2, agent)
+    one = run(run_agent_batch(store, plan))
+    two = run(run_agent_batch(store, plan, processes=2))
+    assert two.gate == one.gate and two.counts == one.counts
+    assert two.samples == len(plan.keys)
+    assert _results(store, two.run_id) == _results(store, one.run_id)
+    rows = _rows(store, two.run_id)
+    assert sorted((c, s, a) for c, s, a, _ in rows) == sorted(
+        (k.case, k.epoch, k.attempt) for k in plan.keys
+    )
+    assert {w for *_, w in rows} == {"process-1", "process-2"}
+
+
+def test_a_child_that_fails_is_reported_in_one_line(store: Store, tmp_path: Path) -> None:
+    plan = _plan(1)
+    run_id = open_run(store, plan)
+    empty = Store(f"sqlite:///{tmp_path}/empty.db")
+    empty.migrate()
+    empty.close()
+    store.url = f"sqlite:///{tmp_path}/empty.db"  # the children open a store without the run
+    with pytest.raises(ProcessFailed) as err:
+        run(run_on_processes(store, run_id, 2))
+    message = str(err.value)
+    assert "\n" not in message
+    assert f"BatchError: no run {run_id} in the store" in message
+    assert f"agentic-eval batch --resume {run_id}" in message
+
+
+def test_a_malformed_job_is_one_line_and_exit_1() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "agentic_eval.batch.child"],
+        input=b"{not json",
+        capture_output=True,
+        timeout=60,
+    )
+    assert proc.returncode == 1
+    assert proc.stderr.decode().startswith("agentic-eval: error: bad job on stdin:")
+
+
+def test_stopped_children_store_what_they_ran_and_resume_finishes(store: Store) -> None:
+    plan = _plan(60)  # 2,040 samples: stopped long before the end
+    run_id = open_run(store, plan)
+    seen: list[int] = []
+
+    def progress(new: dict[str, int]) -> None:
+        seen.append(sum(new.values()))
+
+    first = run(
+        run_on_processes(store, run_id, 2, on_progress=progress, should_stop=lambda: bool(seen))
+    )
+    assert not first.complete
+    stored = _rows(store, run_id)
+    assert 0 < len(stored) < len(plan.keys)
+    second = run(run_on_processes(store, run_id, 2))
+    assert second.complete
+    rows = _rows(store, run_id)
+    assert len(rows) == len(plan.keys) == len({(c, s, a) for c, s, a, _ in rows})
+    finished = finish_plan(store, run_id, [], stopped=False)
+    assert len(finished.scorecard.cases) == len(plan.keys)
+
+
+def _children(parent: int) -> list[int]:
+    out = subprocess.run(
+        ["ps", "-o", "pid=,args=", "--ppid", str(parent)], capture_output=True, text=True
+    ).stdout
+    return [int(line.split()[0]) for line in out.splitlines() if "agentic_eval.batch.child" in line]
+
+
+def test_sigkill_of_a_child_then_resume_loses_and_doubles_nothing(tmp_path: Path) -> None:
+    env = {**os.environ, "AGENTIC_EVAL_DATABASE_URL": f"sqlite:///{tmp_path}/store.db",
+           "AGENTIC_EVAL_HOME": str(tmp_path / "home")}  # fmt: skip
+    exe = Path(sys.executable).parent / "agentic-eval"
+    args = [str(exe), "batch", "retail_ops", "--samples", "150", "--processes", "2", "--no-history"]
+    proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    store = Store(env["AGENTIC_EVAL_DATABASE_URL"])
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:  # wait until the children have stored something
+            kids = _children(proc.pid)
+            if len(kids) == 2 and _count(store) > 0:
+                break
+            time.sleep(0.05)
+        else:
+            pytest.fail("the children stored nothing")
+        os.kill(kids[0], signal.SIGKILL)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    line = err.decode().strip().splitlines()[-1]
+    assert proc.returncode == 1
+    assert "stopped before its samples were stored: killed by signal 9" in line
+    run_id = line.split(" of run ")[1].split()[0]
+    before = _count(store)
+    assert 0 < before < 150 * len(CASES)
+    resumed = subprocess.run(
+        [str(exe), "batch", "--resume", run_id, "--processes", "2"],
+        env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"resuming run {run_id}: {before} of {150 * len(CASES)}" in resumed.stderr
+    assert "gate: PASS" in resumed.stdout
+    rows = _rows(store, run_id)
+    assert len(rows) == 150 * len(CASES) == len({(c, s, a) for c, s, a, _ in rows})
+    store.close()
+
+
+def _count(store: Store) -> int:
+    try:
+        with store.engine.connect() as conn:
+            return len(list(conn.execute(select(EvalSample.id))))
+    except Exception:  # the tables are not there yet
+        return 0
+
+
+def test_cli_processes_prints_the_same_summary_as_one_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("AGENTIC_EVAL_DATABASE_URL", f"sqlite:///{tmp_path}/store.db")
+    monkeypatch.setenv("AGENTIC_EVAL_HOME", str(tmp_path / "home"))
+    args = ["batch", "retail_ops", "--agent", "naive", "--samples", "2", "--no-history"]
+    assert main(args) == 1
+    one = capsys.readouterr().out.splitlines()[1:]  # after the run id
+    assert main([*args, "--processes", "2"]) == 1
+    two = capsys.readouterr().out.splitlines()[1:]
+    assert two == one
+    assert one[-1].startswith("gate: FAIL") and "check_failed: 0" not in one
+
+
+def test_processes_with_celery_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["batch", "retail_ops", "--executor", "celery", "--processes", "2"]) == 2
+    assert "--processes applies to --executor local" in capsys.readouterr().err
