@@ -130,6 +130,7 @@ def seed_job(wf: Workflow, scenario: AgentScenario) -> str:
         requirements=scenario.requirements,
         inputs=scenario.inputs,
         title=f"scenario {scenario.name}",
+        origin="scenario",  # its seeded decisions are the eval's, never a human's
     )
     for key in flow.upstream(scenario.template):
         claim = wf.claim_step(job.id, key, seeder.id)

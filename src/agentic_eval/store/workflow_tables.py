@@ -86,6 +86,10 @@ class WfJob(Base):
     inputs: Mapped[dict[str, Any]] = mapped_column(JSON)
     created_by: Mapped[str] = mapped_column(String(36), ForeignKey("wf_user.id"))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    origin: Mapped[str] = mapped_column(
+        String(20), default="real", server_default="real", index=True
+    )
+    """real, scenario, workflow-batch or imported (workflow.records.JobOrigin)."""
     revision: Mapped[int] = mapped_column(Integer, default=0)
     """Bumped by every change to the job or its steps; the bump locks the job's row, so two
     writers on one job are serialised (PostgreSQL row lock, SQLite write lock)."""

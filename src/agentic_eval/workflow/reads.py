@@ -3,7 +3,7 @@ feedback, and the outputs that stood at a given moment."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Collection, Generator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
@@ -30,6 +30,7 @@ from agentic_eval.workflow.records import (
     Claim,
     Decision,
     Job,
+    JobOrigin,
     Step,
     Template,
     Transition,
@@ -156,16 +157,26 @@ class WorkflowReads:
         with self._session("read a job") as s:
             return rows.job(self._job_row(s, job_id))
 
-    def jobs(self, *, template_key: str | None = None, decided: bool | None = None) -> list[Job]:
+    def jobs(
+        self,
+        *,
+        template_key: str | None = None,
+        decided: bool | None = None,
+        origins: Collection[JobOrigin] | None = None,
+    ) -> list[Job]:
         """Jobs, newest first.
 
         Args:
             template_key: only jobs of this template.
             decided: True for jobs with at least one operator decision, False for jobs with none.
+            origins: only jobs of these origins (``HUMAN_ORIGINS``: the jobs whose decisions a
+                human made); default: every job.
         """
         stmt = select(WfJob).order_by(WfJob.created_at.desc(), WfJob.seq.desc())
         if template_key is not None:
             stmt = stmt.where(WfJob.template_key == template_key)
+        if origins is not None:
+            stmt = stmt.where(WfJob.origin.in_(list(origins)))
         if decided is not None:
             has_decision = exists().where(WfDecision.job_id == WfJob.id)
             stmt = stmt.where(has_decision if decided else ~has_decision)

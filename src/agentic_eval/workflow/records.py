@@ -9,6 +9,14 @@ from typing import Any, Literal
 
 Role = Literal["operator", "agent", "worker", "system"]
 JobState = Literal["open", "in_progress", "done", "cancelled"]
+JobOrigin = Literal["real", "scenario", "workflow-batch", "imported"]
+"""Where a job came from: ``real`` (made by the people and systems the workflow serves),
+``scenario`` (seeded by an eval scenario: ``step``, ``batch --scenario``), ``workflow-batch``
+(driven by ``workflow batch``, its operator a policy) or ``imported``. Only ``real`` and
+``imported`` jobs are the corpus of human decisions; the others never enter it unless asked for."""
+JOB_ORIGINS: tuple[JobOrigin, ...] = ("real", "scenario", "workflow-batch", "imported")
+HUMAN_ORIGINS: tuple[JobOrigin, ...] = ("real", "imported")
+"""The origins whose decisions a human made: what the corpus replays by default."""
 StepState = Literal["pending", "claimed", "submitted", "approved"]
 ClaimStatus = Literal["live", "released"]
 AttemptStatus = Literal[
@@ -53,6 +61,8 @@ class Job:
     created_by: str
     """The id of the user who created the job."""
     created_at: datetime
+    origin: JobOrigin = "real"
+    """Where the job came from (:data:`JobOrigin`)."""
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from agentic_eval.workflow.records import (
     Decision,
     DecisionKind,
     Job,
+    JobOrigin,
     JobState,
     Role,
     Step,
@@ -91,6 +92,7 @@ def job(row: WfJob) -> Job:
         inputs=dict(row.inputs),
         created_by=row.created_by,
         created_at=utc(row.created_at),
+        origin=cast(JobOrigin, row.origin),
     )
 
 

@@ -31,7 +31,16 @@ from agentic_eval.workflow.decisions import WorkflowDecisions
 from agentic_eval.workflow.errors import ClaimConflict, IllegalTransition, NotFound, WorkflowError
 from agentic_eval.workflow.moves import LIVE_JOB_STATES, new_id
 from agentic_eval.workflow.reads import RaceLost
-from agentic_eval.workflow.records import ROLES, Attempt, Claim, Job, Template, User
+from agentic_eval.workflow.records import (
+    JOB_ORIGINS,
+    ROLES,
+    Attempt,
+    Claim,
+    Job,
+    JobOrigin,
+    Template,
+    User,
+)
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
@@ -115,6 +124,7 @@ class Workflow(WorkflowDecisions):
         requirements: Mapping[str, Any] = _EMPTY,
         inputs: Mapping[str, Any] = _EMPTY,
         title: str = "",
+        origin: JobOrigin = "real",
     ) -> Job:
         """A new ``open`` job of the template, one ``pending`` step per template step, and its
         creation transition (``""`` -> ``open``).
@@ -125,7 +135,11 @@ class Workflow(WorkflowDecisions):
             requirements: what the job must achieve (a JSON object).
             inputs: the seeded inputs (a JSON object).
             title: default: the template's title.
+            origin: where the job comes from (:data:`JobOrigin`); an eval's own jobs say so,
+                so that their decisions never pass for a human's.
         """
+        if origin not in JOB_ORIGINS:
+            raise WorkflowError(f"unknown job origin {origin!r} (one of {', '.join(JOB_ORIGINS)})")
         reqs = rows.json_object(requirements, "requirements")
         seeded = rows.json_object(inputs, "inputs")
         with self._session("create a job") as s:
@@ -143,6 +157,7 @@ class Workflow(WorkflowDecisions):
                 inputs=seeded,
                 created_by=creator.id,
                 created_at=now,
+                origin=origin,
                 revision=0,
             )
             s.add(job)
