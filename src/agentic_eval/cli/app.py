@@ -6,6 +6,7 @@ import click
 
 from agentic_eval._version import __version__
 from agentic_eval.cli.batch import batch
+from agentic_eval.cli.corpus import corpus
 from agentic_eval.cli.fake_provider import fake_provider
 from agentic_eval.cli.goldens import goldens
 from agentic_eval.cli.guard import guard
@@ -50,4 +51,5 @@ cli.add_command(step)
 cli.add_command(batch)
 cli.add_command(scenarios_cmd, name="scenarios")
 cli.add_command(workflow)
+cli.add_command(corpus)
 cli.add_command(worker)

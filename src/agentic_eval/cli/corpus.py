@@ -1,0 +1,81 @@
+"""``agentic-eval corpus``: the jobs a human already decided, as the corpus would replay them."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import click
+
+from agentic_eval.cli.workflow import _open_workflow, echo
+from agentic_eval.core.text import one_line
+
+_ORIGINS = ("real", "scenario", "workflow-batch", "imported")
+
+
+@click.group()
+def corpus() -> None:
+    """The corpus: every workflow step an operator decided, on jobs a human worked (origin real or
+    imported), judged by its first decision."""
+
+
+def _utc(moment: datetime | None) -> datetime | None:
+    if moment is None:
+        return None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+@corpus.command("list")
+@click.option("--template", default=None, help="Only jobs of this workflow template.")
+@click.option("--since", type=click.DateTime(), default=None,
+              help="Only jobs created at or after this moment (UTC).")  # fmt: skip
+@click.option("--until", type=click.DateTime(), default=None,
+              help="Only jobs created before this moment (UTC).")  # fmt: skip
+@click.option("--limit", type=click.IntRange(1), default=None, help="At most N cases, newest.")
+@click.option("--origin", "origins", multiple=True, type=click.Choice(_ORIGINS),
+              help="Jobs of this origin (repeatable; default: real and imported). Scenario and "
+              "workflow-batch jobs were decided by an eval, not a human.")  # fmt: skip
+def list_cases(
+    template: str | None,
+    since: datetime | None,
+    until: datetime | None,
+    limit: int | None,
+    origins: tuple[Any, ...],
+) -> None:
+    """List the corpus, newest job first: job, step, the first decision's verdict and reason,
+    template, origin and when the step was first claimed (what a replay serves is as of then).
+
+    \b
+    Example:
+      agentic-eval corpus list --template lead_intelligence --since 2026-11-01 --limit 20
+    """
+    from agentic_eval.corpus import corpus_cases
+    from agentic_eval.store.db import StoreError
+    from agentic_eval.workflow.records import HUMAN_ORIGINS
+
+    wf = _open_workflow()
+    try:
+        cases = corpus_cases(
+            wf, template=template, since=_utc(since), until=_utc(until), limit=limit,
+            origins=origins or HUMAN_ORIGINS,
+        )  # fmt: skip
+    except ValueError as exc:
+        raise click.UsageError(one_line(str(exc))) from None
+    except StoreError as exc:
+        raise click.ClickException(one_line(str(exc))) from None
+    finally:
+        wf.store.close()
+    if not cases:
+        chosen = ", ".join(origins or HUMAN_ORIGINS)
+        echo(f"no decided steps of {chosen} jobs match: the corpus is empty")
+        return
+    echo(f"{'job':36}  {'step':16}  {'verdict':8}  {'template':20}  {'origin':14}  first claimed")
+    for c in cases:
+        echo(
+            f"{c.job.id:36}  {c.step_key:16}  {c.verdict:8}  {c.job.template_key:20}  "
+            f"{c.job.origin:14}  {c.first_claimed_at.isoformat(timespec='seconds')}"
+        )
+        if c.feedback:
+            echo(f"{'':36}  reason: {one_line(c.feedback[0], 200)}")
+    approved = sum(1 for c in cases if c.verdict == "approved")
+    echo(f"{len(cases)} case(s): {approved} approved (judged), {len(cases) - approved} rejected")
