@@ -98,7 +98,11 @@ def test_newest_first_first_decision_and_its_reason(world: World) -> None:
     assert first.decision.operator_id == world.human.id
 
 
-def test_eval_jobs_are_left_out_unless_asked_for(world: World) -> None:
+def test_eval_jobs_are_left_out_unless_asked_for(tmp_path: Path) -> None:
+    """On SQLite only: seeding a scenario adds the real workflow templates, which the session's
+    shared PostgreSQL database must not get (other modules add them their way)."""
+    store = Store(f"sqlite:///{tmp_path / 'seeded.db'}")
+    world = World(store)
     jobs = _history(world)
     seeded = seed_job(world.wf, get_scenario("synthesize.missing_revenue"))
     everything = {c.job.id for c in corpus_cases(world.wf)}
@@ -106,6 +110,7 @@ def test_eval_jobs_are_left_out_unless_asked_for(world: World) -> None:
     assert jobs["newer"].id in everything
     batch = corpus_cases(world.wf, template=world.template, origins=["workflow-batch"])
     assert _keys(batch, jobs) == [("batch", "research", "approved", ())]
+    store.close()
 
 
 def test_limit_and_dates(world: World) -> None:

@@ -36,22 +36,35 @@ def wf(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Workflow]:
     store.close()
 
 
+@pytest.fixture()
+def sqlite_wf(tmp_path: Path) -> Iterator[Workflow]:
+    """A store of its own: seeding a scenario adds the real workflow templates, which the
+    session's shared PostgreSQL database must not get (other modules add them their way)."""
+    store = Store(f"sqlite:///{tmp_path / 'seeded.db'}")
+    yield Workflow(store)
+    store.close()
+
+
+def _template(wf: Workflow) -> str:
+    key = f"origin-test-{os.urandom(4).hex()}"
+    wf.ensure_template(key, ["research", "write"], title="Origin test")
+    return key
+
+
 def _real_decided_job(wf: Workflow) -> str:
     """A job made through the service and decided by a human operator."""
-    s = get_scenario(SEEDED)
     suffix = os.urandom(4).hex()
     human = wf.ensure_user(f"olivia-{suffix}", "operator")
     bot = wf.ensure_user(f"bot-{suffix}", "agent")
-    wf.ensure_template(s.workflow.key, s.workflow.step_keys(), title=s.workflow.title)
-    job = wf.create_job(s.workflow.key, created_by=human.id, requirements=s.requirements)
-    first = s.workflow.step_keys()[0]
-    claim = wf.claim_step(job.id, first, bot.id)
-    attempt = wf.finish_attempt(claim.id, s.upstream[first])
+    job = wf.create_job(_template(wf), created_by=human.id, requirements={"company": "Acme"})
+    claim = wf.claim_step(job.id, "research", bot.id)
+    attempt = wf.finish_attempt(claim.id, {"summary": "Acme Ltd"})
     wf.decide(attempt.id, human.id, "reject", "the revenue figure has no source")
     return job.id
 
 
-def test_a_seeded_job_is_a_scenario_job_and_a_made_one_is_real(wf: Workflow) -> None:
+def test_a_seeded_job_is_a_scenario_job_and_a_made_one_is_real(sqlite_wf: Workflow) -> None:
+    wf = sqlite_wf
     seeded = seed_job(wf, get_scenario(SEEDED))
     real = _real_decided_job(wf)
     assert wf.job(seeded).origin == "scenario"
@@ -66,20 +79,16 @@ def test_a_seeded_job_is_a_scenario_job_and_a_made_one_is_real(wf: Workflow) -> 
 
 @pytest.mark.parametrize("origin", JOB_ORIGINS)
 def test_every_origin_is_kept(wf: Workflow, origin: str) -> None:
-    s = get_scenario(SEEDED)
     user = wf.ensure_user(f"u-{os.urandom(4).hex()}", "operator")
-    wf.ensure_template(s.workflow.key, s.workflow.step_keys(), title=s.workflow.title)
-    job = wf.create_job(s.workflow.key, created_by=user.id, origin=origin)  # type: ignore[arg-type]
+    job = wf.create_job(_template(wf), created_by=user.id, origin=origin)  # type: ignore[arg-type]
     assert wf.job(job.id).origin == origin
     assert [j.id for j in wf.jobs(origins=[origin]) if j.id == job.id] == [job.id]  # type: ignore[list-item]
 
 
 def test_an_unknown_origin_is_refused_in_one_line(wf: Workflow) -> None:
-    s = get_scenario(SEEDED)
     user = wf.ensure_user(f"u-{os.urandom(4).hex()}", "operator")
-    wf.ensure_template(s.workflow.key, s.workflow.step_keys(), title=s.workflow.title)
     with pytest.raises(WorkflowError, match=r"^unknown job origin 'synthetic' \(one of real, "):
-        wf.create_job(s.workflow.key, created_by=user.id, origin="synthetic")  # type: ignore[arg-type]
+        wf.create_job(_template(wf), created_by=user.id, origin="synthetic")  # type: ignore[arg-type]
 
 
 def test_the_upgrade_marks_jobs_seeded_before_origins_existed(tmp_path: Path) -> None:

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any, cast
 
 from agentic_eval.backends.base import ModelBackend, sample_transcript_ref
 from agentic_eval.backends.spec import BackendKind
@@ -109,6 +110,28 @@ def _store_sample(
     )
 
 
+def _capturing(make_env: Callable[[], Any], envs: list[object]) -> Callable[[], Any]:
+    """``make_env`` that also keeps each environment it makes (to read its retrievals)."""
+
+    def make() -> Any:
+        env = make_env()
+        envs.append(env)
+        return env
+
+    return make
+
+
+def retrievals_of(env: object) -> list[tuple[str, str]]:
+    """The (source, text) an attempt's environment says its tools retrieved: its
+    ``retrievals()`` when it has one (the lead-intelligence tools' ``LeadEnv``), else none."""
+    method = cast(
+        Callable[[], Iterable[tuple[object, object]]] | None, getattr(env, "retrievals", None)
+    )
+    if not callable(method):
+        return []
+    return [(str(source), str(text)) for source, text in method()]
+
+
 def agent_user(wf: Workflow, backend: ModelBackend) -> User:
     """The workflow user an agent's claims are made by."""
     return wf.ensure_user(f"agent:{backend.info().agent}", role="agent")
@@ -189,6 +212,8 @@ async def attempt_step(
     )
     if attempt != 1:
         spec = dataclasses.replace(spec, attempt=attempt)
+    envs: list[object] = []
+    spec = dataclasses.replace(spec, make_env=_capturing(spec.make_env, envs))
     try:
         case = await run_case(spec, backend, settings)
     except (asyncio.CancelledError, KeyboardInterrupt) as exc:  # stopped: interrupted, not failed
@@ -202,7 +227,9 @@ async def attempt_step(
     transcript = case.transcript
     output = transcript.output if transcript is not None else None
     note = outcome.kind + (f": {outcome.reason}" if outcome.reason else "")
-    wf.finish_attempt(claim.id, output, note=note)  # first: a store failure below leaves no claim
+    wf.finish_attempt(  # first: a store failure below leaves no claim
+        claim.id, output, note=note, retrievals=retrievals_of(envs[-1] if envs else None)
+    )
     if on_sample is not None:  # a sample of a batch run: the batch's sinks keep it
         on_sample(case)
     else:

@@ -219,6 +219,36 @@ class WfDecision(Base):
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
+class WfSourceText(Base):
+    """The text of a retrieved source, stored once however many attempts retrieved it
+    (content-addressed: its key is the sha256 of its UTF-8 bytes)."""
+
+    __tablename__ = "wf_source_text"
+
+    sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    text: Mapped[str] = mapped_column(Text)
+
+
+class WfRetrieval(Base):
+    """One source an attempt's tools retrieved, in order: what the attempt saw, kept so that a
+    replay of the job serves exactly that text, whatever the source says today."""
+
+    __tablename__ = "wf_retrieval"
+    __table_args__ = (
+        UniqueConstraint("attempt_id", "position", name="uq_wf_retrieval_attempt_position"),
+    )
+
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    attempt_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("wf_attempt.id", ondelete="CASCADE"), index=True
+    )
+    position: Mapped[int] = mapped_column(Integer)
+    """0 for the attempt's first retrieval."""
+    source: Mapped[str] = mapped_column(Text)
+    """What was retrieved: a URL, a registry filing, a document id."""
+    sha256: Mapped[str] = mapped_column(String(64), ForeignKey("wf_source_text.sha256"))
+
+
 WORKFLOW_TABLES = (
     WfUser,
     WfTemplate,
@@ -228,5 +258,7 @@ WORKFLOW_TABLES = (
     WfClaim,
     WfAttempt,
     WfDecision,
+    WfSourceText,
+    WfRetrieval,
 )
 """Every workflow table, parents first."""

@@ -31,11 +31,13 @@ from agentic_eval.workflow.records import (
     Decision,
     Job,
     JobOrigin,
+    Retrieved,
     Step,
     Template,
     Transition,
     User,
 )
+from agentic_eval.workflow.retrievals import read_retrievals
 
 Clock = Callable[[], datetime]
 
@@ -233,6 +235,14 @@ class WorkflowReads:
             if row is None:
                 raise NotFound(f"no attempt {attempt_id}")
             return rows.attempt(row)
+
+    def retrievals(self, attempt_id: str) -> list[Retrieved]:
+        """What the attempt's tools retrieved, in order, with the exact texts (empty for an
+        attempt that retrieved nothing or was made before retrievals were kept)."""
+        with self._session("read retrievals") as s:
+            if s.scalars(select(WfAttempt.id).where(WfAttempt.id == attempt_id)).first() is None:
+                raise NotFound(f"no attempt {attempt_id}")
+            return read_retrievals(s, attempt_id)
 
     def decisions(self, job_id: str) -> list[Decision]:
         """The operators' decisions on the job's attempts, oldest first."""

@@ -171,3 +171,14 @@ class ReleasedClaim:
     """``interrupted`` or ``abandoned``."""
     reason: str
     """The reason written on the step's transition back to ``pending``."""
+
+
+@dataclass(frozen=True)
+class Retrieved:
+    """One source an attempt's tools retrieved, with the exact text they were given."""
+
+    source: str
+    """What was retrieved: a URL, a registry filing, a document id."""
+    text: str
+    sha256: str
+    """Of the text's UTF-8 bytes: identical pages are stored once."""

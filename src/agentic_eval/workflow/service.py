@@ -41,6 +41,7 @@ from agentic_eval.workflow.records import (
     Template,
     User,
 )
+from agentic_eval.workflow.retrievals import keep_retrievals, texts_of
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
@@ -282,7 +283,12 @@ class Workflow(WorkflowDecisions):
         return made
 
     def finish_attempt(
-        self, claim_id: str, output: Mapping[str, Any] | None, *, note: str = ""
+        self,
+        claim_id: str,
+        output: Mapping[str, Any] | None,
+        *,
+        note: str = "",
+        retrievals: Sequence[tuple[str, str]] = (),
     ) -> Attempt:
         """Finish the live claim's attempt and release the claim.
 
@@ -292,12 +298,17 @@ class Workflow(WorkflowDecisions):
         has released the claim. Finishing an attempt already ``interrupted`` (see
         :meth:`interrupt`) without output returns it unchanged.
 
+        ``retrievals``: the (source, text) of every source the attempt's tools retrieved, in
+        order, kept with the attempt in the same transaction (each text stored once, by its
+        sha256): what a replay of the job serves (:meth:`retrievals`).
+
         Raises:
             IllegalTransition: the claim was already released (the message says by what: the
                 attempt's end, an interruption, or an expired lease).
-            WorkflowError: ``output`` is not a JSON object.
+            WorkflowError: ``output`` is not a JSON object, or a retrieval is not two strings.
         """
         stored = rows.json_object(output, "the attempt's output") if output is not None else None
+        kept = texts_of(retrievals)
         with self._session("finish an attempt") as s:
             job_id = self._job_id_of(s, WfClaim.job_id, WfClaim.id, claim_id, "claim")
             job = self._lock(s, job_id)
@@ -316,6 +327,7 @@ class Workflow(WorkflowDecisions):
             now = self._now()
             claim.status, claim.released_at = "released", now
             attempt.finished_at, attempt.note, attempt.output = now, note, stored
+            keep_retrievals(s, attempt.id, kept)
             if stored is None:
                 attempt.status = "failed"
                 why = f"attempt {attempt.number} ended without output" + (

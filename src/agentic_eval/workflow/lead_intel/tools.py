@@ -30,6 +30,11 @@ class LeadEnv:
     sources: SourceSet
     retrieved: list[Retrieval] = field(default_factory=lambda: [])
 
+    def retrievals(self) -> list[tuple[str, str]]:
+        """(URL, text) of every source retrieved in this attempt, in order: what the workflow
+        keeps with the attempt (``Workflow.finish_attempt(retrievals=)``)."""
+        return [(r.url, r.text) for r in self.retrieved]
+
     def retrieved_text(self) -> dict[str, str]:
         """URL -> text of every source retrieved in this attempt."""
         return {r.url: r.text for r in self.retrieved}

@@ -1,0 +1,128 @@
+"""Every attempt keeps what its tools retrieved: each source with the exact text, in order,
+each text stored once however many attempts retrieved it. On SQLite and PostgreSQL.
+
+This is the record a replay of a real job serves from (what the first attempt saw, not what the
+source says today); serving it is built on top of it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+
+from agentic_eval.backends.scripted import ScriptedBackend
+from agentic_eval.evaluation.scenario import run_scenario
+from agentic_eval.evaluation.settings import RunSettings
+from agentic_eval.store import Store
+from agentic_eval.store.workflow_tables import WfRetrieval, WfSourceText
+from agentic_eval.workflow.errors import NotFound, WorkflowError
+from agentic_eval.workflow.lead_intel.agents import AGENTS
+from agentic_eval.workflow.retrievals import text_sha256
+from agentic_eval.workflow.scenarios import get_scenario
+from agentic_eval.workflow.service import Workflow
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def wf(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Workflow]:
+    if request.param == "sqlite":
+        store = Store(f"sqlite:///{tmp_path / 'wf.db'}")
+    else:
+        store = Store(request.getfixturevalue("pg_url"))
+    yield Workflow(store)
+    store.close()
+
+
+def _claim(wf: Workflow) -> str:
+    suffix = os.urandom(4).hex()
+    wf.ensure_template(f"t-{suffix}", ["research"], title="t")
+    human = wf.ensure_user(f"olivia-{suffix}", "operator")
+    bot = wf.ensure_user(f"bot-{suffix}", "agent")
+    job = wf.create_job(f"t-{suffix}", created_by=human.id)
+    return wf.claim_step(job.id, "research", bot.id).id
+
+
+def _count(wf: Workflow, table: type, digest: str | None = None) -> int:
+    stmt = select(func.count()).select_from(table)
+    if digest is not None:
+        stmt = stmt.where(table.sha256 == digest)  # type: ignore[attr-defined]
+    with wf.store.engine.connect() as conn:
+        return int(conn.execute(stmt).scalar_one())
+
+
+def test_retrievals_are_kept_in_order_with_their_exact_text(wf: Workflow) -> None:
+    page = f"Acme Ltd, Leeds since 2002. {os.urandom(4).hex()}"
+    other = f"Acme Ltd filing: revenue GBP 4.2m. {os.urandom(4).hex()}"
+    first = wf.finish_attempt(
+        _claim(wf), {"text": "x"},
+        retrievals=[("https://acme.example/about", page), ("registry:0001", other)],
+    )  # fmt: skip
+    second = wf.finish_attempt(
+        _claim(wf), {"text": "y"}, retrievals=[("https://acme.example/about", page)]
+    )
+    got = wf.retrievals(first.id)
+    assert [(r.source, r.text) for r in got] == [
+        ("https://acme.example/about", page),
+        ("registry:0001", other),
+    ]
+    assert got[0].sha256 == text_sha256(page)
+    assert [(r.source, r.text) for r in wf.retrievals(second.id)] == [
+        ("https://acme.example/about", page)
+    ]
+    assert _count(wf, WfSourceText, text_sha256(page)) == 1  # the same page is stored once
+    assert wf.retrievals(wf.finish_attempt(_claim(wf), {"text": "z"}).id) == []
+
+
+def test_a_changed_page_is_a_new_text_and_the_old_one_stays(wf: Workflow) -> None:
+    tag = os.urandom(4).hex()
+    before = wf.finish_attempt(_claim(wf), {}, retrievals=[("u", f"Leeds since 2002 {tag}")])
+    after = wf.finish_attempt(_claim(wf), {}, retrievals=[("u", f"Bradford since 2002 {tag}")])
+    assert wf.retrievals(before.id)[0].text == f"Leeds since 2002 {tag}"
+    assert wf.retrievals(after.id)[0].text == f"Bradford since 2002 {tag}"
+
+
+def test_text_a_database_cannot_hold_is_kept_as_close_as_it_can(wf: Workflow) -> None:
+    done = wf.finish_attempt(_claim(wf), {}, retrievals=[("u\x00", "a\x00b \ud800 c")])
+    (kept,) = wf.retrievals(done.id)
+    assert (kept.source, kept.text) == ("u", "ab \ufffd c")
+    assert kept.sha256 == text_sha256("ab \ufffd c")
+
+
+def test_bad_retrievals_and_unknown_attempts_are_one_line(wf: Workflow) -> None:
+    claim = _claim(wf)
+    with pytest.raises(WorkflowError, match=r"^retrieval 1 is not a \(source, text\) pair"):
+        wf.finish_attempt(claim, {}, retrievals=[("a", "b"), ("c", 3)])  # type: ignore[list-item]
+    assert wf.attempts(wf.claims(_job_of(wf, claim))[0].job_id)[0].status == "running"
+    with pytest.raises(NotFound, match="no attempt nope"):
+        wf.retrievals("nope")
+
+
+def _job_of(wf: Workflow, claim_id: str) -> str:
+    return next(j.id for j in wf.jobs() for c in wf.claims(j.id) if c.id == claim_id)
+
+
+def test_an_agents_attempt_keeps_what_its_fetches_returned(tmp_path: Path) -> None:
+    """On SQLite only: a scenario adds the real workflow templates, which the session's shared
+    PostgreSQL database must not get (other modules add them their way)."""
+    wf = Workflow(Store(f"sqlite:///{tmp_path / 'seeded.db'}"))
+    s = get_scenario("synthesize.grounded")
+    run = asyncio.run(
+        run_scenario(wf, s, ScriptedBackend("reference", AGENTS["reference"]),
+                     RunSettings("scripted:reference"))
+    )  # fmt: skip
+    assert run.case.transcript is not None
+    fetched = [
+        (json.loads(c.result)["url"], json.loads(c.result)["text"])
+        for c in run.case.transcript.tool_calls
+        if c.name == "fetch_url" and c.status == "ok"
+    ]
+    assert fetched, "the reference agent fetched nothing: the test would prove nothing"
+    kept = wf.retrievals(run.attempt_id)
+    assert [(r.source, r.text) for r in kept] == fetched
+    assert _count(wf, WfRetrieval) >= len(fetched)
+    wf.store.close()
