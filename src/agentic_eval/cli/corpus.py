@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from agentic_eval.cli.workflow import _open_workflow, echo
+from agentic_eval.cli.workflow import echo, open_workflow
 from agentic_eval.core.text import one_line
 
 _ORIGINS = ("real", "scenario", "workflow-batch", "imported")
@@ -53,7 +53,7 @@ def list_cases(
     from agentic_eval.store.db import StoreError
     from agentic_eval.workflow.records import HUMAN_ORIGINS
 
-    wf = _open_workflow()
+    wf = open_workflow()
     try:
         cases = corpus_cases(
             wf, template=template, since=_utc(since), until=_utc(until), limit=limit,

@@ -142,7 +142,7 @@ def echo(text: str) -> None:
     click.echo(printable(text))
 
 
-def _open_workflow() -> Workflow:
+def open_workflow() -> Workflow:
     from agentic_eval.store.db import Store, StoreError
     from agentic_eval.workflow.errors import WorkflowError
     from agentic_eval.workflow.service import Workflow
@@ -200,7 +200,7 @@ def recover(operator: str | None, dry_run: bool) -> int:
 
     if operator is not None and not operator.strip():
         raise click.UsageError("--as is empty")
-    wf = _open_workflow()
+    wf = open_workflow()
     try:
         actor = wf.user_named(operator).id if operator is not None else None
         if dry_run:
