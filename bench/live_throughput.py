@@ -177,18 +177,30 @@ def celery_row(
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, 15)
             proc.wait(timeout=30)
-    seconds, turns, outcomes = run_rows(database, run_id)
-    ideal = ideal_seconds(turns, 2 * threads, latency)
     spent = [a - b for a, b in zip(after, before, strict=True) if a is not None and b is not None]
     cpu = f"{sum(spent):>13.2f}" if len(spent) == len(procs) else f"{'-':>13}"
-    fake = (
-        f"{fake_after - fake_before:>11.2f}"
-        if fake_before is not None and fake_after is not None
-        else f"{'-':>11}"
-    )
-    extra = (seconds - ideal) * 1000 / sum(turns) * 2 * threads
+    return two_process_row(
+        f"celery 2x{threads}", run_rows(database, run_id), 2 * threads, latency, cpu,
+        (fake_before, fake_after),
+    )  # fmt: skip
+
+
+def two_process_row(
+    label: str,
+    measured: tuple[float, list[int], dict[str, int]],
+    slots: int,
+    latency: float,
+    cpu: str,
+    fake_cpu: tuple[float | None, float | None],
+) -> str:
+    """One table row of a run made by other processes (its time and turns from its rows)."""
+    seconds, turns, outcomes = measured
+    ideal = ideal_seconds(turns, slots, latency)
+    before, after = fake_cpu
+    fake = f"{after - before:>11.2f}" if before is not None and after is not None else f"{'-':>11}"
+    extra = (seconds - ideal) * 1000 / sum(turns) * slots
     return (
-        f"{f'celery 2x{threads}':>11} {sum(turns):>6} {seconds:>9.2f} {ideal:>8.2f} "
+        f"{label:>11} {sum(turns):>6} {seconds:>9.2f} {ideal:>8.2f} "
         f"{seconds / ideal:>6.2f} {extra:>14.1f} {cpu} {fake} {outcomes.get('passed', 0):>7} "
         f"{outcomes.get('transient', 0):>10}"
     )
@@ -211,19 +223,10 @@ def processes_row(
     found = re.search(r"^run: (\S+) \(finished\)$", done.stdout, re.M)
     if found is None:
         raise SystemExit(f"the --processes batch failed ({done.returncode}): {done.stderr[-2000:]}")
-    seconds, turns, outcomes = run_rows(database, found.group(1))
-    ideal = ideal_seconds(turns, 2 * threads, latency)
-    fake = (
-        f"{fake_after - fake_before:>11.2f}"
-        if fake_before is not None and fake_after is not None
-        else f"{'-':>11}"
-    )
-    extra = (seconds - ideal) * 1000 / sum(turns) * 2 * threads
-    return (
-        f"{f'procs 2x{threads}':>11} {sum(turns):>6} {seconds:>9.2f} {ideal:>8.2f} "
-        f"{seconds / ideal:>6.2f} {extra:>14.1f} {'-':>13} {fake} {outcomes.get('passed', 0):>7} "
-        f"{outcomes.get('transient', 0):>10}"
-    )
+    return two_process_row(
+        f"procs 2x{threads}", run_rows(database, found.group(1)), 2 * threads, latency,
+        f"{'-':>13}", (fake_before, fake_after),
+    )  # fmt: skip
 
 
 def main() -> int:

@@ -7,6 +7,7 @@ import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -68,3 +69,18 @@ def pg_url() -> Iterator[str]:
     yield f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
     with psycopg.connect("host=127.0.0.1 user=postgres dbname=test", autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')  # type: ignore[arg-type]
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def wf(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
+    """The workflow services over a fresh SQLite store, then over the session's PostgreSQL
+    database (shared by the session: give what you create unique names)."""
+    from agentic_eval.store import Store
+    from agentic_eval.workflow.service import Workflow
+
+    if request.param == "sqlite":
+        store = Store(f"sqlite:///{tmp_path / 'wf.db'}")
+    else:
+        store = Store(request.getfixturevalue("pg_url"))
+    yield Workflow(store)
+    store.close()

@@ -26,16 +26,6 @@ from agentic_eval.workflow.service import Workflow
 SEEDED = "synthesize.missing_revenue"  # a scenario with seeded upstream approvals
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def wf(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Workflow]:
-    if request.param == "sqlite":
-        store = Store(f"sqlite:///{tmp_path / 'wf.db'}")
-    else:
-        store = Store(request.getfixturevalue("pg_url"))
-    yield Workflow(store)
-    store.close()
-
-
 @pytest.fixture()
 def sqlite_wf(tmp_path: Path) -> Iterator[Workflow]:
     """A store of its own: seeding a scenario adds the real workflow templates, which the

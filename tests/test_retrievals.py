@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,16 +25,6 @@ from agentic_eval.workflow.lead_intel.agents import AGENTS
 from agentic_eval.workflow.retrievals import text_sha256
 from agentic_eval.workflow.scenarios import get_scenario
 from agentic_eval.workflow.service import Workflow
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def wf(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Workflow]:
-    if request.param == "sqlite":
-        store = Store(f"sqlite:///{tmp_path / 'wf.db'}")
-    else:
-        store = Store(request.getfixturevalue("pg_url"))
-    yield Workflow(store)
-    store.close()
 
 
 def _claim(wf: Workflow) -> str:

@@ -9,7 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Generator, Iterator
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
@@ -28,16 +28,6 @@ from agentic_eval.workflow.service import Workflow
 
 REPO = Path(__file__).resolve().parent.parent
 RECORDINGS = REPO / "evals" / "recordings"
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def wf(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Workflow]:
-    if request.param == "sqlite":
-        store = Store(f"sqlite:///{tmp_path / 'wf.db'}")
-    else:
-        store = Store(request.getfixturevalue("pg_url"))
-    yield Workflow(store)
-    store.engine.dispose()
 
 
 def _scripted(agent: str) -> ScriptedBackend:
