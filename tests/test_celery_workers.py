@@ -30,7 +30,7 @@ pytestmark = [pytest.mark.postgres, pytest.mark.timeout(150)]
 
 SCENARIO = "synthesize.missing_revenue"
 REDIS_DB = 11
-KILLED = 40
+KILLED = 60
 """Samples of the batches whose worker or submitter is killed."""
 MISSING_EXTRA = "the celery executor needs the celery extra: pip install 'agentic-eval[celery]'"
 
@@ -251,7 +251,8 @@ def test_a_killed_worker_loses_no_sample_and_resume_counts_none_twice(cluster: C
     while f"pid:{pool} exited with 'signal 9 (SIGKILL)'" not in cluster.output("w1@test")[1]:
         assert time.monotonic() < deadline, "w1 did not see its pool process die"
         time.sleep(0.1)
-    cluster.wait_stored(run_id, len(cluster.rows(run_id)) + 4)
+    # w1's new pool process goes on (unless the batch is done by now: samples got cheaper)
+    cluster.wait_stored(run_id, min(len(cluster.rows(run_id)) + 4, KILLED))
     cluster.kill(w1)  # all of w1 (a machine lost): its task waits for the visibility timeout
     code = submitter.wait(timeout=90)
     out, err = cluster.output("batch")
