@@ -8,10 +8,12 @@ runs the rest.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +22,7 @@ import pytest
 from sqlalchemy import select
 
 from agentic_eval.backends.spec import BackendSpec
-from agentic_eval.batch import RunPlan, SampleKey, open_run, run_agent_batch
+from agentic_eval.batch import RunPlan, SampleKey, open_run, processes, run_agent_batch
 from agentic_eval.batch.finish import finish_plan, stored_runs
 from agentic_eval.batch.processes import ProcessFailed, run_on_processes, shards
 from agentic_eval.cli.main import main
@@ -204,3 +206,49 @@ def test_cli_processes_prints_the_same_summary_as_one_process(
 def test_processes_with_celery_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["batch", "retail_ops", "--executor", "celery", "--processes", "2"]) == 2
     assert "--processes applies to --executor local" in capsys.readouterr().err
+
+
+def test_a_child_stopped_by_someone_else_fails_the_wait(store: Store) -> None:
+    """SIGTERM from outside (not this process): the child stores what is in flight and exits 0
+    without its shard; the wait must not go on for ever."""
+    plan = _plan(60)
+    run_id = open_run(store, plan)
+    sent: list[int] = []
+
+    def progress(new: dict[str, int]) -> None:
+        if not sent:
+            kids = _children(os.getpid())
+            os.kill(kids[0], signal.SIGTERM)
+            sent.append(kids[0])
+
+    with pytest.raises(ProcessFailed, match=r"exited with \d+ of its samples not run"):
+        run(asyncio.wait_for(run_on_processes(store, run_id, 2, on_progress=progress), 120))
+    assert sent and _children(os.getpid()) == []
+    assert 0 < len(_rows(store, run_id)) < len(plan.keys)
+
+
+def test_a_cancelled_stop_kills_the_children_that_ignore_it() -> None:
+    """A second Ctrl-C cancels the wait for the children: none may outlive it."""
+    stubborn = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(60)"
+    children = [
+        processes._Child(
+            f"p{i}",
+            subprocess.Popen([sys.executable, "-c", stubborn]),
+            tempfile.TemporaryFile(),  # noqa: SIM115 (closed at the end)
+            [],
+        )
+        for i in range(2)
+    ]
+    time.sleep(0.5)  # both have installed their handler
+
+    async def stop_then_cancel() -> None:
+        task = asyncio.create_task(processes._stop(children, terminate=True))
+        await asyncio.sleep(0.5)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    run(stop_then_cancel())
+    assert [c.proc.poll() for c in children] == [-signal.SIGKILL, -signal.SIGKILL]
+    for c in children:
+        c.stderr.close()

@@ -5,6 +5,7 @@ without building the result's repr."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import sys
 from datetime import date
 from decimal import Decimal
@@ -12,7 +13,7 @@ from enum import Enum
 from typing import Any, Literal
 
 import pytest
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 from agentic_eval.core.aio import run
 from agentic_eval.core.frozen import is_deeply_immutable, private_copy
@@ -66,6 +67,21 @@ class Extra(BaseModel):
     name: str
 
 
+class Private(BaseModel):
+    model_config = FROZEN
+    name: str
+    _seen: list[int] = PrivateAttr(default_factory=list)
+
+
+class Cached(BaseModel):
+    model_config = FROZEN
+    name: str
+
+    @functools.cached_property
+    def index(self) -> dict[str, int]:
+        return {}
+
+
 class Loose(BaseModel):
     model_config = FROZEN
     anything: Any
@@ -81,7 +97,9 @@ def test_a_deeply_immutable_model_is_shared() -> None:
     assert private_copy(tree) is tree
 
 
-@pytest.mark.parametrize("model_type", [WithList, WithDict, HoldsThawed, Extra, Loose, Thawed])
+@pytest.mark.parametrize(
+    "model_type", [WithList, WithDict, HoldsThawed, Extra, Loose, Thawed, Private, Cached]
+)
 def test_anything_that_could_be_written_is_copied(model_type: type[BaseModel]) -> None:
     assert not is_deeply_immutable(model_type)
 

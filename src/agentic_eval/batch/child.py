@@ -4,12 +4,14 @@ executor (:mod:`agentic_eval.batch.processes`).
 Reads its job from stdin as JSON (``url``, ``run_id``, ``worker``, ``keys``), runs those samples
 of the stored run into the store at ``url`` and exits 0; on an error it prints one line,
 ``agentic-eval: error: ...``, to stderr and exits 1. SIGINT is ignored (the parent decides);
-SIGTERM stops it from starting new samples, and those in flight are stored before it exits.
+SIGTERM, or its parent's death (``parent`` in the job), stops it from starting new samples, and
+those in flight are stored before it exits.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 
@@ -38,12 +40,16 @@ def main() -> int:
         print(f"agentic-eval: error: bad job on stdin: {one_line(str(exc))}", file=sys.stderr)
         return 1
     try:
+        parent = int(job.get("parent", os.getppid()))
+
+        def should_stop() -> bool:  # asked to, or orphaned (the parent was killed)
+            return asked["stop"] or os.getppid() != parent
+
         run(
             run_samples(
-                store, job["run_id"], keys=keys, worker=job["worker"],
-                should_stop=lambda: asked["stop"],
+                store, job["run_id"], keys=keys, worker=job["worker"], should_stop=should_stop
             )
-        )  # fmt: skip
+        )
     except Exception as exc:
         message = one_line(redact(f"{type(exc).__name__}: {exc}"))
         print(f"agentic-eval: error: {message}", file=sys.stderr)

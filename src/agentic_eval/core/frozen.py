@@ -7,12 +7,15 @@ deep copy buys nothing and costs most of a scripted sample (about 9 ms of 12 for
 here). ``private_copy`` returns such a model itself, and deep-copies any other, so a domain that
 keeps a list or a dict in its fixtures still gets a private copy.
 
-The check is made on the model's declared field types, once per type.
+The check is made on the model's declared field types, once per type. A field holding an
+instance of a subclass of its declared model (pydantic keeps it as given) is judged by the
+declared type: build fixtures from data (JSON), as the loaders do, not from such instances.
 """
 
 from __future__ import annotations
 
 import enum
+import functools
 import types
 import typing
 from datetime import date, datetime, time, timedelta
@@ -66,6 +69,14 @@ def _immutable_model(model_type: type[BaseModel], seen: set[type]) -> bool:
         return False
     if model_type.model_config.get("extra") == "allow":
         return False  # extra values are stored untyped
+    if model_type.__private_attributes__:
+        return False  # private attributes are not frozen
+    if any(
+        isinstance(v, functools.cached_property)
+        for c in model_type.__mro__
+        for v in vars(c).values()
+    ):
+        return False  # a cached property writes to the instance
     return all(_immutable_type(f.annotation, seen) for f in model_type.model_fields.values())
 
 
