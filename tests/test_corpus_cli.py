@@ -67,3 +67,10 @@ def test_a_backwards_date_range_is_a_usage_error(
 ) -> None:
     assert main(["corpus", "list", "--since", "2026-12-01", "--until", "2026-11-01"]) == 2
     assert "must be before until" in capsys.readouterr().err
+
+
+def test_the_origin_choices_are_the_workflows_origins() -> None:
+    from agentic_eval.cli.corpus import ORIGINS
+    from agentic_eval.workflow.records import JOB_ORIGINS
+
+    assert ORIGINS == JOB_ORIGINS

@@ -9,7 +9,6 @@ unless asked for.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -55,14 +54,10 @@ class World:
         self.wf.decide(attempt.id, self.human.id, decision, reason)  # type: ignore[arg-type]
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def world(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[World]:
-    if request.param == "sqlite":
-        store = Store(f"sqlite:///{tmp_path / 'wf.db'}")
-    else:
-        store = Store(request.getfixturevalue("pg_url"))
-    yield World(store)
-    store.close()
+@pytest.fixture()
+def world(wf: Workflow) -> World:
+    """On each store (conftest's ``wf``), with a clock of its own."""
+    return World(wf.store)
 
 
 def _history(w: World) -> dict[str, Job]:

@@ -10,7 +10,9 @@ import click
 from agentic_eval.cli.workflow import echo, open_workflow
 from agentic_eval.core.text import one_line
 
-_ORIGINS = ("real", "scenario", "workflow-batch", "imported")
+ORIGINS = ("real", "scenario", "workflow-batch", "imported")
+"""``workflow.records.JOB_ORIGINS``, spelled out so that building the command imports no part of
+the workflow package (and its SQLAlchemy); a test holds the two equal."""
 
 
 @click.group()
@@ -32,7 +34,7 @@ def _utc(moment: datetime | None) -> datetime | None:
 @click.option("--until", type=click.DateTime(), default=None,
               help="Only jobs created before this moment (UTC).")  # fmt: skip
 @click.option("--limit", type=click.IntRange(1), default=None, help="At most N cases, newest.")
-@click.option("--origin", "origins", multiple=True, type=click.Choice(_ORIGINS),
+@click.option("--origin", "origins", multiple=True, type=click.Choice(ORIGINS),
               help="Jobs of this origin (repeatable; default: real and imported). Scenario and "
               "workflow-batch jobs were decided by an eval, not a human.")  # fmt: skip
 def list_cases(
