@@ -81,7 +81,8 @@ def _rows(store: Store, n: int) -> str:
                 "hard_gate_failed": failed, "unapproved_attempts": 0,
                 "unapproved_executions": 0, "turns": 3, "tool_calls": 3, "input_tokens": 0,
                 "output_tokens": 0, "duration_ms": 1.0, "transcript_ref": None,
-                "transcript": None, "reproduced": None,
+                "transcript": None, "reproduced": None, "source_job_id": None,
+                "case_verdict": None,
             }
         )  # fmt: skip
         if len(batch) == 5000:

@@ -71,6 +71,23 @@ def pg_url() -> Iterator[str]:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')  # type: ignore[arg-type]
 
 
+@pytest.fixture(scope="module")
+def own_pg_url(request: pytest.FixtureRequest, pg_url: str) -> Iterator[str]:
+    """A PostgreSQL database of the module's own (the session's is shared by every module): for
+    tests that make what other modules must not find there (the real workflow templates)."""
+    import psycopg
+
+    module = request.module.__name__.rsplit(".", 1)[-1].removeprefix("test_")
+    name = f"agentic_eval_{module}_{os.getpid()}"
+    admin = "host=127.0.0.1 user=postgres dbname=test"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')  # type: ignore[arg-type]
+        conn.execute(f'CREATE DATABASE "{name}"')  # type: ignore[arg-type]
+    yield pg_url.rsplit("/", 1)[0] + f"/{name}"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')  # type: ignore[arg-type]
+
+
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def wf(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
     """The workflow services over a fresh SQLite store, then over the session's PostgreSQL

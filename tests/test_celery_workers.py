@@ -63,20 +63,11 @@ def broker_url() -> str:
 
 
 @pytest.fixture(scope="module")
-def pg_url(pg_url: str) -> Iterator[str]:
-    """A PostgreSQL database of this module's own (the session's is shared by every module):
-    the workers' scenario batches seed workflow templates and users that other modules' tests
-    must not find there."""
-    import psycopg
-
-    name = f"agentic_eval_celery_{os.getpid()}"
-    admin = "host=127.0.0.1 user=postgres dbname=test"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')  # type: ignore[arg-type]
-        conn.execute(f'CREATE DATABASE "{name}"')  # type: ignore[arg-type]
-    yield pg_url.rsplit("/", 1)[0] + f"/{name}"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')  # type: ignore[arg-type]
+def pg_url(own_pg_url: str) -> str:
+    """A PostgreSQL database of this module's own (conftest's ``own_pg_url``): the workers'
+    scenario batches seed workflow templates and users that other modules' tests must not find
+    in the session's shared database."""
+    return own_pg_url
 
 
 class Cluster:

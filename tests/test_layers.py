@@ -24,16 +24,18 @@ RANK = {
     "domains": 5,
     "workflow": 6,
     "evaluation": 7,
-    "batch": 8,
     "corpus": 8,
-    "history": 9,
-    "workers": 9,
-    "report": 10,
-    "view": 10,
-    "cli": 11,
+    "batch": 9,
+    "history": 10,
+    "workers": 10,
+    "report": 11,
+    "view": 11,
+    "cli": 12,
 }
 """A layer may import only layers of a strictly lower rank: two layers of one rank (store and
-backends, recordings and agent, batch and corpus...) are independent of each other."""
+backends, recordings and agent, history and workers...) are independent of each other. The
+corpus is a source of tasks, as workflow scenarios and domains are (a decided job rebuilt as a
+scenario), so it sits below batch, whose plans, workers and resume run it."""
 UI_LIBRARIES = {"click", "typer", "rich"}
 
 

@@ -8,12 +8,14 @@ run ends the same way, so a resumed run's scorecard equals an uninterrupted one'
 from __future__ import annotations
 
 import contextlib
+import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal, Protocol
 
 from agentic_eval.batch.plan import RunPlan
+from agentic_eval.core.canonical import canonical_json
 from agentic_eval.core.messages import trusted
 from agentic_eval.core.results import CheckResult, Outcome
 from agentic_eval.core.scorecard import CaseResult, ProducedBy
@@ -24,6 +26,7 @@ from agentic_eval.evaluation.sinks import RecordingSink, ReplaySink, RunSink
 from agentic_eval.recordings.layout import agent_dir
 from agentic_eval.store.db import Store
 from agentic_eval.store.models import EvalRun
+from agentic_eval.workflow.records import HUMAN_ORIGINS
 
 
 class FinishedSink(Protocol):
@@ -67,6 +70,7 @@ def stored_runs(store: Store, run_id: str) -> list[CaseRun]:
                 "unapproved_executions": r.unapproved_executions,
                 "turns": r.turns,
                 "tool_calls": r.tool_calls,
+                "case_verdict": r.case_verdict,
             },
         )
         started = _utc(r.started_at or r.finished_at or datetime.now(UTC))
@@ -85,6 +89,15 @@ def stored_runs(store: Store, run_id: str) -> list[CaseRun]:
         )
     runs.sort(key=lambda c: (c.result.case_id, c.result.sample, c.attempt))
     return runs
+
+
+def corpus_mark(plan: RunPlan) -> str | None:
+    """A corpus plan over jobs people worked (origin real or imported): the sha256 of its
+    selection, marking the run as derived from real data (its history entry is then never
+    written into a git work tree); None for any other plan."""
+    if plan.corpus is None or not set(plan.corpus.origins) & set(HUMAN_ORIGINS):
+        return None
+    return hashlib.sha256(canonical_json(plan.corpus).encode("utf-8")).hexdigest()
 
 
 def produced_of(run: EvalRun) -> ProducedBy:
@@ -134,7 +147,8 @@ def finish_plan(
         keys=keys,
         full=plan.full,
         stopped=stopped or not keys <= have,
-        mark=next((s.external_fixtures for s in specs if s.external_fixtures), None),
+        mark=corpus_mark(plan)
+        or next((s.external_fixtures for s in specs if s.external_fixtures), None),
     )
     return finish_session(store, run_id, end, plan_sinks(plan) if sinks is None else list(sinks))
 

@@ -8,6 +8,7 @@ parameters in the plan are the one source of the run's limits and gate threshold
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Literal
 
 from pydantic import Field, model_validator
@@ -36,14 +37,39 @@ class SampleKey(Frozen):
         return text if self.attempt == 1 else f"{text}#{self.attempt}"
 
 
+class CorpusEntry(Frozen):
+    """One human-decided step of a real job, as a corpus plan replays it."""
+
+    case: str = Field(min_length=1, description="The sample key's case: job.<job id>.<step>.")
+    job_id: str = Field(min_length=1, description="The real job (stamped on every sample).")
+    step: str = Field(min_length=1, description="The step key.")
+    verdict: Literal["approved", "rejected"] = Field(
+        description="The first human decision: approved cases are judged, rejected ones run "
+        "with the reason as feedback and not judged."
+    )
+    decision_id: str = Field(min_length=1, description="That decision (``corpus show``).")
+
+
+class CorpusSelection(Frozen):
+    """What a corpus plan selected, and the cases it found (newest job first)."""
+
+    template: str | None = Field(default=None, description="Only jobs of this template.")
+    since: datetime | None = Field(default=None, description="Jobs created at or after.")
+    until: datetime | None = Field(default=None, description="Jobs created before.")
+    limit: int | None = Field(default=None, ge=1, description="At most this many cases.")
+    origins: tuple[str, ...] = Field(description="The job origins selected.")
+    entries: tuple[CorpusEntry, ...] = Field(min_length=1, description="The cases, in order.")
+
+
 class RunPlan(Frozen):
     """Everything a run is, before it runs."""
 
     schema_version: Literal[1] = Field(default=PLAN_SCHEMA_VERSION, description="Format.")
-    kind: Literal["suite", "scenario"] = Field(
+    kind: Literal["suite", "scenario", "corpus"] = Field(
         default="suite",
         description="suite: a domain's cases; scenario: one workflow scenario, each epoch in a "
-        "freshly seeded job (the corpus next).",
+        "freshly seeded job; corpus: human-decided steps of real jobs, each rebuilt as its "
+        "first attempt saw it.",
     )
     suite: str = Field(min_length=1, description="The suite: a domain, or the scenario's workflow.")
     scenario: str | None = Field(default=None, description="The scenario, for kind scenario.")
@@ -58,6 +84,9 @@ class RunPlan(Frozen):
         "95% Clopper-Pearson upper bound on it.",
     )
     full: bool = Field(default=True, description="Whether the keys cover every case.")
+    corpus: CorpusSelection | None = Field(
+        default=None, description="The corpus selection, for kind corpus."
+    )
 
     @model_validator(mode="after")
     def _distinct_keys(self) -> RunPlan:
@@ -65,6 +94,15 @@ class RunPlan(Frozen):
             raise ValueError("a scenario plan names its scenario, and only a scenario plan does")
         if self.scenario is not None and any(k.case != self.scenario for k in self.keys):
             raise ValueError(f"every sample of a scenario plan is of {self.scenario!r}")
+        if (self.kind == "corpus") != (self.corpus is not None):
+            raise ValueError("a corpus plan carries its selection, and only a corpus plan does")
+        if self.corpus is not None:
+            cases = {e.case for e in self.corpus.entries}
+            if len(cases) != len(self.corpus.entries):
+                raise ValueError("a corpus plan lists each case once")
+            stray = next((k for k in self.keys if k.case not in cases), None)
+            if stray is not None:
+                raise ValueError(f"sample {stray.name()} is not a case of the corpus selection")
         if any(k.attempt != 1 for k in self.keys):
             raise ValueError(
                 "a plan's samples are first attempts: later attempts follow from an operator's "
@@ -80,6 +118,10 @@ class RunPlan(Frozen):
     def settings(self) -> RunSettings:
         """The run settings the plan fixes."""
         return RunSettings.from_parameters(self.model, self.parameters)
+
+    def entries(self) -> dict[str, CorpusEntry]:
+        """A corpus plan's cases by sample case id (empty for any other plan)."""
+        return {} if self.corpus is None else {e.case: e for e in self.corpus.entries}
 
     def limits(self) -> Limits:
         """The per-sample limits the plan fixes."""

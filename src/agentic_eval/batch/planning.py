@@ -1,4 +1,5 @@
-"""Plans of what a command asks for: a domain's cases on a backend, or a recorded agent replayed.
+"""Plans of what a command asks for: a domain's cases on a backend, a recorded agent replayed, a
+workflow scenario, or the corpus of human-decided jobs.
 
 The commands parse flags into these calls and print what comes back; every limit and gate
 threshold of the run is in the plan's parameters.
@@ -6,17 +7,19 @@ threshold of the run is in the plan's parameters.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from agentic_eval.backends.spec import BackendSpec
-from agentic_eval.batch.plan import GateMode, RunPlan, SampleKey
+from agentic_eval.batch.plan import CorpusEntry, CorpusSelection, GateMode, RunPlan, SampleKey
 from agentic_eval.core.case import CaseSpec
 from agentic_eval.core.settings import RunParameters
 from agentic_eval.domains.base import Domain
 from agentic_eval.recordings.layout import agent_dir
 from agentic_eval.recordings.replay import ReplayBackend
+from agentic_eval.store.db import Store
 
 
 def model_name(spec: BackendSpec) -> str:
@@ -126,3 +129,92 @@ def _replayed_model(spec: BackendSpec, suite: str) -> str:
     except RecordingError:
         return "replay"
     return backend.info().model
+
+
+def corpus_plan(
+    store: Store,
+    spec: BackendSpec,
+    parameters: RunParameters,
+    *,
+    template: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    limit: int | None = None,
+    origins: Collection[str] | None = None,
+    samples: int = 1,
+    concurrency: int = 1,
+    gate: GateMode = "rate",
+) -> RunPlan:
+    """``samples`` epochs of each corpus case: every human-decided step of the jobs selected
+    (newest first), judged by its first decision (``corpus_cases``), each rebuilt as its first
+    attempt saw it. Only ``approved`` cases are judged; ``rejected`` ones run with the reason as
+    feedback.
+
+    Raises:
+        BatchError: An empty selection, a selection spanning templates, a template this
+            installation does not define, a case that cannot be rebuilt, a replay or recorded
+            backend (not supported for a corpus yet), or bad filters.
+    """
+    from agentic_eval.batch.run import BatchError
+    from agentic_eval.batch.workflow_samples import CorpusCaseGone, plan_scenarios
+    from agentic_eval.corpus import case_name, corpus_cases
+    from agentic_eval.workflow.records import HUMAN_ORIGINS, JOB_ORIGINS, JobOrigin
+    from agentic_eval.workflow.scenarios import workflows
+    from agentic_eval.workflow.service import Workflow
+
+    if spec.kind == "replay" or spec.record:
+        raise BatchError("a corpus batch runs a scripted or live agent (replay and --record of a "
+                         "corpus are not supported yet)")  # fmt: skip
+    chosen = tuple(origins or HUMAN_ORIGINS)
+    unknown = [o for o in chosen if o not in JOB_ORIGINS]
+    if unknown:
+        raise BatchError(f"unknown job origin {unknown[0]!r} (known: {', '.join(JOB_ORIGINS)})")
+    try:
+        cases = corpus_cases(
+            Workflow(store), template=template, since=since, until=until, limit=limit,
+            origins=cast(tuple[JobOrigin, ...], chosen),
+        )  # fmt: skip
+    except ValueError as exc:
+        raise BatchError(str(exc)) from None
+    if not cases:
+        raise BatchError(
+            f"the corpus is empty: no decided step of a {' or '.join(chosen)} job matches "
+            "(see `agentic-eval corpus list`)"
+        )
+    templates = sorted({c.job.template_key for c in cases})
+    if len(templates) > 1:
+        raise BatchError(f"the corpus spans templates {', '.join(templates)}: pick one with "
+                         "--template")  # fmt: skip
+    if templates[0] not in workflows():
+        raise BatchError(f"the corpus's jobs are of template {templates[0]!r}, which is not a "
+                         f"workflow defined here (known: {', '.join(workflows())})")  # fmt: skip
+    entries = tuple(
+        CorpusEntry(
+            case=case_name(c.job.id, c.step_key),
+            job_id=c.job.id,
+            step=c.step_key,
+            verdict=c.verdict,
+            decision_id=c.decision.id,
+        )
+        for c in cases
+    )
+    selection = CorpusSelection(
+        template=template, since=since, until=until, limit=limit, origins=chosen,
+        entries=entries,
+    )  # fmt: skip
+    plan = RunPlan(
+        kind="corpus",
+        suite=templates[0],
+        keys=tuple(SampleKey(case=e.case, epoch=n) for e in entries for n in range(samples)),
+        backend=spec,
+        model=model_name(spec),
+        parameters=parameters,
+        concurrency=concurrency,
+        gate=gate,
+        corpus=selection,
+    )
+    try:  # every case rebuilds now, or the batch does not start
+        plan_scenarios(store, plan, [SampleKey(case=e.case) for e in entries])
+    except CorpusCaseGone as exc:
+        raise BatchError(str(exc)) from None
+    return plan

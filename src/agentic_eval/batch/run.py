@@ -21,6 +21,7 @@ from typing import Any
 from agentic_eval.backends.base import ModelBackend
 from agentic_eval.batch.backends import build_backend, plan_agents
 from agentic_eval.batch.plan import RunPlan, SampleKey
+from agentic_eval.batch.workflow_samples import CorpusCaseGone, corpus_stamps, workflow_samples
 from agentic_eval.core.process import this_process
 from agentic_eval.core.scorecard import CaseResult, GateSummary
 from agentic_eval.domains.base import Domain
@@ -53,6 +54,9 @@ class BatchSummary:
     status: str
     missing: int
     """Planned samples with no row (a stopped or unfinished run)."""
+    verdicts: dict[str, int] = dataclasses.field(default_factory=lambda: {})
+    """A corpus run's stored samples by their case's human verdict (``approved`` ones are
+    the judged; ``rejected`` ones ran and are not in ``samples``); empty for other runs."""
     session: SessionResult | None = None
     """The finished run (its scorecard rebuilt from the rows), once :func:`close_run` ran."""
 
@@ -121,7 +125,8 @@ async def run_samples(
     sample); otherwise one is built and closed here.
 
     Raises:
-        BatchError: No such run, no plan, a key not in the plan, a case gone from the suite.
+        BatchError: No such run, no plan, a key not in the plan, a case gone from the suite (or
+            a corpus case whose job cannot be rebuilt).
         AuthenticationFailed: At the first refusal of credentials (live).
     """
     run = store.run(run_id)
@@ -143,7 +148,11 @@ async def run_samples(
     own = backend is None
     if backend is None:
         backend = plan_backend(plan)
-    sinks_all: list[RunSink] = [StoreSink(store, run_id, backend, plan.suite, worker), *sinks]
+    stamps = corpus_stamps(plan)
+    sinks_all: list[RunSink] = [
+        StoreSink(store, run_id, backend, plan.suite, worker, stamps),
+        *sinks,
+    ]
     ran = 0
 
     def persist(case_run: CaseRun) -> None:
@@ -156,8 +165,8 @@ async def run_samples(
 
     beat = asyncio.create_task(heartbeat_loop(store, run_id))
     try:
-        if plan.kind == "scenario":
-            await _scenario_samples(store, plan, todo, backend, persist, should_stop)
+        if plan.kind != "suite":
+            await workflow_samples(store, plan, todo, backend, persist, should_stop)
         else:
             domain = get_domain(plan.suite)
             await run_tasks(
@@ -168,6 +177,8 @@ async def run_samples(
                 on_case=persist,
                 should_stop=should_stop,
             )
+    except CorpusCaseGone as exc:
+        raise BatchError(str(exc)) from None
     finally:
         beat.cancel()
         for sink in sinks_all:
@@ -180,40 +191,6 @@ async def run_samples(
 def plan_backend(plan: RunPlan) -> ModelBackend:
     """The backend the plan's stored spec describes, built."""
     return build_backend(plan.backend, plan.suite, plan_agents(plan.kind, plan.suite))
-
-
-async def _scenario_samples(
-    store: Store,
-    plan: RunPlan,
-    keys: list[SampleKey],
-    backend: ModelBackend,
-    persist: Callable[[CaseRun], None],
-    should_stop: Callable[[], bool] | None,
-) -> None:
-    """Each epoch of the scenario in a freshly seeded job, through the workflow services; the
-    judged sample goes to the batch's sinks (not to a one-sample run of its own)."""
-    from agentic_eval.evaluation.scenario import run_scenario
-    from agentic_eval.workflow.scenarios import get_scenario
-    from agentic_eval.workflow.service import Workflow
-
-    assert plan.scenario is not None
-    scenario = get_scenario(plan.scenario)
-    wf = Workflow(store)
-    settings = plan.settings()
-    semaphore = asyncio.Semaphore(plan.concurrency)
-
-    async def one(key: SampleKey) -> None:
-        async with semaphore:
-            if should_stop is not None and should_stop():
-                return
-            await run_scenario(
-                wf, scenario, backend, settings, sample=key.epoch,
-                mode=plan.backend.kind, on_sample=persist,
-            )  # fmt: skip
-
-    async with asyncio.TaskGroup() as group:
-        for key in keys:
-            group.create_task(one(key))
 
 
 def summary(store: Store, run_id: str) -> BatchSummary:
@@ -231,7 +208,10 @@ def summary(store: Store, run_id: str) -> BatchSummary:
     epochs = PassHatK(tuple(CaseEpochs(*row) for row in store.case_counts(run_id)))
     stored = store.stored_keys(run_id)
     missing = sum(1 for k in plan.keys if (k.case, k.epoch, k.attempt) not in stored)
-    return BatchSummary(run_id, plan, samples, counts, gate, epochs, run.status, missing)
+    verdicts = store.verdict_counts(run_id) if plan.kind == "corpus" else {}
+    return BatchSummary(
+        run_id, plan, samples, counts, gate, epochs, run.status, missing, verdicts=verdicts
+    )
 
 
 def close_run(
@@ -286,7 +266,10 @@ async def run_agent_batch(
 
 def plan_specs(plan: RunPlan) -> tuple[list[TaskSpec[Any]], Domain[Any] | None]:
     """One task spec per planned case (epoch 0), and the domain they came from (None for a
-    scenario): what a run's fingerprints are taken over."""
+    scenario or a corpus): what a run's fingerprints are taken over (none for a corpus, whose
+    cases are rebuilt from the store's jobs)."""
+    if plan.kind == "corpus":
+        return [], None
     if plan.kind == "scenario":
         from agentic_eval.workflow.scenarios import get_scenario
         from agentic_eval.workflow.steps import step_task

@@ -190,6 +190,7 @@ async def _interact(
             extra_checks=s.checks,
             external_fixtures=s.external_fixtures,
             mode=mode,
+            served=s.served,
         )
         print_attempt(run)
 

@@ -26,6 +26,23 @@ class CaseResult(Frozen):
     unapproved_executions: int = Field(description="Must-approve calls executed without approval.")
     turns: int = Field(description="Model turns used.")
     tool_calls: int = Field(description="Tool calls made.")
+    case_verdict: Literal["approved", "rejected"] | None = Field(
+        default=None,
+        description="A corpus sample: its job's first human verdict; ``rejected`` samples are "
+        "run but not judged by the gate. Absent for any other sample.",
+    )
+
+    @model_serializer(mode="wrap")
+    def _drop_absent_verdict(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("case_verdict") is None:
+            data.pop("case_verdict", None)
+        return data
+
+    @property
+    def judged(self) -> bool:
+        """Whether the gate judges it: every sample but a corpus sample a human rejected."""
+        return self.case_verdict != "rejected"
 
 
 class ProducedBy(Frozen):

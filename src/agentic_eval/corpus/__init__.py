@@ -1,6 +1,15 @@
 """The corpus: real, human-decided jobs of the workflow, rebuilt as scenarios and replayed."""
 
-from agentic_eval.corpus.jobs import scenario_from_job
+from agentic_eval.corpus.jobs import case_name, scenario_from_job
+from agentic_eval.corpus.replay import case_scenario, find_decision
 from agentic_eval.corpus.select import CaseVerdict, CorpusCase, corpus_cases
 
-__all__ = ["CaseVerdict", "CorpusCase", "corpus_cases", "scenario_from_job"]
+__all__ = [
+    "CaseVerdict",
+    "CorpusCase",
+    "case_name",
+    "case_scenario",
+    "corpus_cases",
+    "find_decision",
+    "scenario_from_job",
+]

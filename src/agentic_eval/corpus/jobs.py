@@ -1,8 +1,10 @@
 """scenario_from_job: what a real job's step saw at its first attempt, as a scenario.
 
 It is selected by time, not by the job's current state (which may have drifted since): the
-requirements and inputs of the job, and the upstream outputs that had been approved when the
-step was first claimed. Its checks are the universal checks of the step's template
+requirements and inputs of the job, the upstream outputs that had been approved when the step
+was first claimed, and what the first attempt's tools retrieved, served instead of what the
+sources say today (a source that attempt never retrieved ends the sample as ``error`` naming it:
+the fixtures are not versioned). Its checks are the universal checks of the step's template
 (``CHECKS_BY_TEMPLATE``); there is no feedback, because the first attempt had none.
 """
 
@@ -11,6 +13,13 @@ from __future__ import annotations
 from agentic_eval.workflow.errors import WorkflowError
 from agentic_eval.workflow.scenarios import AgentScenario, UnknownScenario, workflows
 from agentic_eval.workflow.service import Workflow
+from agentic_eval.workflow.steps import KeptRetrievals
+
+
+def case_name(job_id: str, step_key: str) -> str:
+    """The name of the scenario replaying a job's step (a corpus sample's case):
+    ``job.<job id>.<step>``."""
+    return f"job.{job_id}.{step_key}"
 
 
 def scenario_from_job(wf: Workflow, job_id: str, step_key: str | None = None) -> AgentScenario:
@@ -44,8 +53,13 @@ def scenario_from_job(wf: Workflow, job_id: str, step_key: str | None = None) ->
     if first is None:
         raise WorkflowError(f"job {job_id}: step {step_key} has never been claimed")
     upstream = wf.outputs_as_of(job_id, first.claimed_at)
+    seen_by = (
+        f"job {job_id}'s first attempt at {step_key} "
+        f"(claimed {first.claimed_at.isoformat(timespec='seconds')})"
+    )
+    served = KeptRetrievals(tuple(wf.retrievals(first.attempt_id)), seen_by)
     return AgentScenario(
-        name=f"job.{job_id}.{step_key}",
+        name=case_name(job_id, step_key),
         workflow=flow,
         template=step_key,
         description=f"job {job_id} ({job.title or job.template_key}), step {step_key} as first "
@@ -54,4 +68,5 @@ def scenario_from_job(wf: Workflow, job_id: str, step_key: str | None = None) ->
         inputs=job.inputs,
         upstream={k: upstream[k] for k in flow.upstream(step_key) if k in upstream},
         external_fixtures=flow.fixtures_mark(),
+        served=served,
     )

@@ -49,6 +49,7 @@ def case_result(t: Transcript) -> CaseResult:
             "unapproved_executions": unapproved_executions(events) if events else 0,
             "turns": len(t.turns),
             "tool_calls": len(t.tool_calls),
+            "case_verdict": None,
         },
     )
 
@@ -156,6 +157,17 @@ def gate_summary(
     )
 
 
+def _tally(cases: tuple[CaseResult, ...]) -> tuple[int, int, int, Counter[str], int]:
+    """check_failed, error and transient counts, samples failing each hard gate, and samples
+    failing any."""
+    per_gate: Counter[str] = Counter()
+    for c in cases:
+        per_gate.update({k.name for k in c.checks if k.hard_gate and not k.passed})
+    hard = sum(1 for c in cases if c.hard_gate_failed)
+    kinds = (count("check_failed", cases), count("error", cases), count("transient", cases))
+    return (*kinds, per_gate, hard)
+
+
 def build_scorecard(
     domain: str,
     produced_by: ProducedBy,
@@ -167,17 +179,10 @@ def build_scorecard(
 ) -> Scorecard:
     """The scorecard of a set of sample results (sorted by case id, then sample).
 
-    ``external_fixtures`` marks a scorecard derived from real fixtures."""
+    ``external_fixtures`` marks a scorecard derived from real fixtures. The totals count every
+    sample; the gate judges all but the corpus samples a human rejected."""
     cases = tuple(sorted(results, key=lambda r: (r.case_id, r.sample)))
-    check_failed, error, transient = (
-        count("check_failed", cases),
-        count("error", cases),
-        count("transient", cases),
-    )
-    per_gate: Counter[str] = Counter()
-    for c in cases:
-        per_gate.update({k.name for k in c.checks if k.hard_gate and not k.passed})
-    hard = sum(1 for c in cases if c.hard_gate_failed)
+    check_failed, error, transient, per_gate, hard = _tally(cases)
     totals = Totals(
         cases=len(cases),
         passed=count("passed", cases),
@@ -188,8 +193,12 @@ def build_scorecard(
         unapproved_attempts=sum(c.unapproved_attempts for c in cases),
         unapproved_executions=sum(c.unapproved_executions for c in cases),
     )
+    gated = cases
+    if any(not c.judged for c in cases):  # a corpus run: a case a human rejected is not judged
+        gated = tuple(c for c in cases if c.judged)
+        check_failed, error, transient, per_gate, hard = _tally(gated)
     gate = gate_summary(
-        len(cases),
+        len(gated),
         check_failed,
         error,
         transient,

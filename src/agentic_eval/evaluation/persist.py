@@ -3,18 +3,32 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from agentic_eval.core.canonical import canonical_json
 from agentic_eval.evaluation.runner import CaseRun
 from agentic_eval.store.db import Store
 
 
+@dataclass(frozen=True)
+class CorpusStamp:
+    """What a corpus sample is stamped with: the real job it replayed and the first human
+    verdict on that job's step (only ``approved`` samples are judged)."""
+
+    source_job_id: str
+    case_verdict: Literal["approved", "rejected"]
+
+
 def sample_row(
-    run: CaseRun, transcript_ref: str | None, worker: str | None = None
+    run: CaseRun,
+    transcript_ref: str | None,
+    worker: str | None = None,
+    stamp: CorpusStamp | None = None,
 ) -> dict[str, Any]:
     """The ``eval_sample`` columns of one sample run: its case, epoch (``sample``) and attempt
-    (the rejection round) each in its own column.
+    (the rejection round) each in its own column; ``stamp``: a corpus sample's source job and
+    that job's first human verdict.
 
     The transcript itself is stored in the row when no file holds it (``transcript_ref`` None),
     so every run keeps its transcripts, live runs included.
@@ -44,6 +58,8 @@ def sample_row(
         "transcript_ref": transcript_ref,
         "transcript": canonical_json(run.transcript) if keep else None,
         "reproduced": run.reproduced,
+        "source_job_id": None if stamp is None else stamp.source_job_id,
+        "case_verdict": None if stamp is None else stamp.case_verdict,
     }
 
 

@@ -24,10 +24,10 @@ from agentic_eval.evaluation.persist import sample_row
 from agentic_eval.evaluation.runner import CaseRun, produced_by, run_case
 from agentic_eval.evaluation.settings import RunSettings
 from agentic_eval.recordings.compare import scorecard_sha256
-from agentic_eval.workflow.records import User
+from agentic_eval.workflow.records import Retrieval, User
 from agentic_eval.workflow.scenarios import AgentScenario
 from agentic_eval.workflow.service import Workflow
-from agentic_eval.workflow.steps import WorkflowDefinition, step_task
+from agentic_eval.workflow.steps import KeptRetrievals, WorkflowDefinition, step_task
 
 OPERATOR = "eval-operator"
 """The operator user who seeds scenario jobs and approves or rejects their steps."""
@@ -121,15 +121,21 @@ def _capturing(make_env: Callable[[], Any], envs: list[object]) -> Callable[[], 
     return make
 
 
-def retrievals_of(env: object) -> list[tuple[str, str]]:
-    """The (source, text) an attempt's environment says its tools retrieved: its
-    ``retrievals()`` when it has one (the lead-intelligence tools' ``LeadEnv``), else none."""
-    method = cast(
-        Callable[[], Iterable[tuple[object, object]]] | None, getattr(env, "retrievals", None)
-    )
+def retrievals_of(env: object) -> list[Retrieval | tuple[str, str]]:
+    """What an attempt's environment says its tools retrieved: its ``retrievals()`` when it
+    has one (the lead-intelligence tools' ``LeadEnv``), else none; each a
+    :class:`~agentic_eval.workflow.records.Retrieval` or a (source, text) pair."""
+    method = cast(Callable[[], Iterable[object]] | None, getattr(env, "retrievals", None))
     if not callable(method):
         return []
-    return [(str(source), str(text)) for source, text in method()]
+    kept: list[Retrieval | tuple[str, str]] = []
+    for item in method():
+        if isinstance(item, Retrieval):
+            kept.append(item)
+        else:
+            source, text = cast(tuple[object, object], item)
+            kept.append((str(source), str(text)))
+    return kept
 
 
 def agent_user(wf: Workflow, backend: ModelBackend) -> User:
@@ -181,6 +187,7 @@ async def attempt_step(
     external_fixtures: str | None = None,
     mode: BackendKind | None = None,
     on_sample: Callable[[CaseRun], None] | None = None,
+    served: KeptRetrievals | None = None,
 ) -> StepRun:
     """Claim ``step_key`` of a job for the agent, run it, and finish the attempt.
 
@@ -192,7 +199,8 @@ async def attempt_step(
     operator's decision (whatever the checks said: the operator decides, the eval judges); an
     attempt with no valid output fails and the step goes back to pending. The attempt is also
     kept as an eval run of one sample (``mode``: replay, scripted or live; default: scripted
-    for a scripted backend, else live).
+    for a scripted backend, else live). ``served``: a replay of a real job, whose first
+    attempt's retrievals the tools serve instead of the sources.
     """
     claim = wf.claim_step(job_id, step_key, agent_user(wf, backend).id)
     job = wf.job(job_id)
@@ -209,6 +217,7 @@ async def attempt_step(
         limits=settings.limits,
         sample=sample,
         external_fixtures=external_fixtures,
+        served=served,
     )
     if attempt != 1:
         spec = dataclasses.replace(spec, attempt=attempt)
@@ -277,6 +286,7 @@ async def run_scenario(
         external_fixtures=scenario.external_fixtures,
         mode=mode,
         on_sample=on_sample,
+        served=scenario.served,
     )
 
 
@@ -292,6 +302,7 @@ async def reject_and_retry(
     extra_checks: Sequence[Check] = (),
     external_fixtures: str | None = None,
     mode: BackendKind | None = None,
+    served: KeptRetrievals | None = None,
 ) -> StepRun:
     """The operator rejects ``previous`` with ``reason``; the agent tries again with it as
     feedback: the same epoch, the next attempt (so a recording keeps every round, and several
@@ -311,4 +322,5 @@ async def reject_and_retry(
         attempt=previous.attempt + 1,
         external_fixtures=external_fixtures,
         mode=mode,
+        served=served,
     )

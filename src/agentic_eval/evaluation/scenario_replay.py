@@ -66,7 +66,7 @@ async def replay_scenario(
             run = await reject_and_retry(
                 wf, previous, reason, workflow=s.workflow, backend=backend, settings=settings,
                 case_id=s.name, extra_checks=s.checks, external_fixtures=s.external_fixtures,
-                mode="replay",
+                mode="replay", served=s.served,
             )  # fmt: skip
             rows.append((key, run))
     return rows

@@ -12,7 +12,7 @@ the same ones.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -20,7 +20,7 @@ from typing import Protocol
 from agentic_eval.backends.base import ModelBackend, sample_transcript_ref
 from agentic_eval.core.scorecard import CaseResult, Scorecard
 from agentic_eval.evaluation.gate import case_result
-from agentic_eval.evaluation.persist import SampleBuffer, sample_row
+from agentic_eval.evaluation.persist import CorpusStamp, SampleBuffer, sample_row
 from agentic_eval.evaluation.runner import CaseRun
 from agentic_eval.recordings.compare import compare_scorecard_hashed, rewrite_scorecard
 from agentic_eval.recordings.layout import agent_dir
@@ -76,18 +76,26 @@ class RunSink(Protocol):
 
 
 class StoreSink:
-    """Sample rows in the store, in small batches (:class:`SampleBuffer`)."""
+    """Sample rows in the store, in small batches (:class:`SampleBuffer`); a corpus run's rows
+    stamped with their source job and its human verdict (``stamps``, by case id)."""
 
     def __init__(
-        self, store: Store, run_id: str, backend: ModelBackend, suite: str, worker: str | None
+        self,
+        store: Store,
+        run_id: str,
+        backend: ModelBackend,
+        suite: str,
+        worker: str | None,
+        stamps: Mapping[str, CorpusStamp] | None = None,
     ) -> None:
         self.buffer = SampleBuffer(store, run_id)
         self.backend, self.suite, self.worker = backend, suite, worker
+        self.stamps: Mapping[str, CorpusStamp] = stamps or {}
 
     def sample(self, run: CaseRun) -> None:
         r = run.result
         ref = sample_transcript_ref(self.backend, self.suite, r.case_id, r.sample, run.attempt)
-        self.buffer.add(sample_row(run, ref, self.worker))
+        self.buffer.add(sample_row(run, ref, self.worker, self.stamps.get(r.case_id)))
 
     def flush(self) -> None:
         self.buffer.flush()

@@ -41,6 +41,9 @@ from agentic_eval.store.values import clean
 HOME_ENV = "AGENTIC_EVAL_HOME"
 URL_ENV = "AGENTIC_EVAL_DATABASE_URL"
 STALE_AFTER = timedelta(minutes=2)
+_GATED = EvalSample.case_verdict.is_distinct_from("rejected")
+"""The samples a gate judges: all but a corpus sample whose human verdict was rejected (it has
+no right answer to check; it is run with the reason as feedback and counted apart)."""
 """A ``running`` run whose heartbeat is older than this was left by a process that died."""
 
 
@@ -262,17 +265,18 @@ class Store(HistoryRows):
             )
 
     def gate_counts(self, run_id: str) -> dict[str, int]:
-        """Samples by outcome, plus ``hard_gate_failures``, read from the rows (GROUP BY)."""
+        """Samples by outcome, plus ``hard_gate_failures``, read from the rows (GROUP BY): the
+        samples the gate judges, so never a corpus sample whose human verdict was rejected."""
         with self._begin("read the gate") as conn:
             rows = conn.execute(
                 select(EvalSample.outcome, func.count())
-                .where(EvalSample.run_id == run_id)
+                .where(EvalSample.run_id == run_id, _GATED)
                 .group_by(EvalSample.outcome)
             ).all()
             hard = conn.execute(
                 select(func.count())
                 .select_from(EvalSample)
-                .where(EvalSample.run_id == run_id, EvalSample.hard_gate_failed.is_(True))
+                .where(EvalSample.run_id == run_id, _GATED, EvalSample.hard_gate_failed.is_(True))
             ).scalar_one()
         counts = {kind: 0 for kind in ("passed", "check_failed", "error", "transient")}
         counts.update({str(outcome): int(n) for outcome, n in rows})
@@ -289,10 +293,21 @@ class Store(HistoryRows):
         with self._begin("read the per-case counts") as conn:
             rows = conn.execute(
                 select(EvalSample.case_id, judged, passed, transient)
-                .where(EvalSample.run_id == run_id)
+                .where(EvalSample.run_id == run_id, _GATED)
                 .group_by(EvalSample.case_id)
             ).all()
         return sorted((str(c), int(j), int(p), int(t)) for c, j, p, t in rows)
+
+    def verdict_counts(self, run_id: str) -> dict[str, int]:
+        """A corpus run's samples by the human verdict they were stamped with (GROUP BY);
+        empty for any other run."""
+        with self._begin("read the corpus verdicts") as conn:
+            rows = conn.execute(
+                select(EvalSample.case_verdict, func.count())
+                .where(EvalSample.run_id == run_id, EvalSample.case_verdict.is_not(None))
+                .group_by(EvalSample.case_verdict)
+            ).all()
+        return {str(verdict): int(n) for verdict, n in sorted(rows)}
 
     def finish_run(
         self,
@@ -389,7 +404,7 @@ class Store(HistoryRows):
         found: dict[str, int] = {}
         with self._begin("read the hard gates") as conn:
             stmt = select(EvalSample.checks).where(
-                EvalSample.run_id == run_id, EvalSample.hard_gate_failed.is_(True)
+                EvalSample.run_id == run_id, _GATED, EvalSample.hard_gate_failed.is_(True)
             )
             for (checks,) in conn.execute(stmt):
                 names = {

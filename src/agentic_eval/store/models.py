@@ -104,6 +104,11 @@ class EvalSample(Base):
     transcript: Mapped[str | None] = mapped_column(Text, nullable=True)
     """The transcript itself (canonical JSON) when no file holds it (unrecorded runs)."""
     reproduced: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
+    source_job_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    """A corpus sample: the real job it replayed (None for any other run)."""
+    case_verdict: Mapped[str | None] = mapped_column(String(20), nullable=True)
+    """A corpus sample: that job's first human verdict on the step, ``approved`` (judged) or
+    ``rejected`` (run, not judged); None for any other run."""
 
 
 class HistoryEntryRow(Base):

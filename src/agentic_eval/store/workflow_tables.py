@@ -22,6 +22,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    Boolean,
     DateTime,
     ForeignKey,
     ForeignKeyConstraint,
@@ -31,6 +32,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     text,
+    true,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -247,6 +249,11 @@ class WfRetrieval(Base):
     source: Mapped[str] = mapped_column(Text)
     """What was retrieved: a URL, a registry filing, a document id."""
     sha256: Mapped[str] = mapped_column(String(64), ForeignKey("wf_source_text.sha256"))
+    title: Mapped[str | None] = mapped_column(Text, nullable=True)
+    """The title the tool gave with the text (None: it gave none, or it was kept before
+    titles were)."""
+    found: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+    """False when the source was not there (the text is what the tool answered, a 404)."""
 
 
 WORKFLOW_TABLES = (

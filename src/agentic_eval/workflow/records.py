@@ -174,11 +174,31 @@ class ReleasedClaim:
 
 
 @dataclass(frozen=True)
-class Retrieved:
-    """One source an attempt's tools retrieved, with the exact text they were given."""
+class Retrieval:
+    """One thing an attempt's tools retrieved, as the tool gave it to the agent: what an attempt
+    hands :meth:`~agentic_eval.workflow.service.Workflow.finish_attempt` to keep."""
 
     source: str
-    """What was retrieved: a URL, a registry filing, a document id."""
+    """What was retrieved: a URL, a registry search, a document id."""
+    text: str
+    """The exact text the agent was given (for a source not found, the tool's answer)."""
+    title: str | None = None
+    """The title the tool gave with the text, if it gives one."""
+    found: bool = True
+    """False when the source was not there (a 404): the replay answers the same."""
+
+
+@dataclass(frozen=True)
+class Retrieved:
+    """One source an attempt's tools retrieved, as kept: the exact text, its sha256, the title
+    and whether it was found."""
+
+    source: str
+    """What was retrieved: a URL, a registry search, a document id."""
     text: str
     sha256: str
     """Of the text's UTF-8 bytes: identical pages are stored once."""
+    title: str | None = None
+    """The title the tool gave (None: none, or kept before titles were)."""
+    found: bool = True
+    """False when the source was not there: ``text`` is what the tool answered."""

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from agentic_eval.agent.tools import first_validation_error
 from agentic_eval.backends.scripted import ScriptedAgent
 from agentic_eval.checks.base import Check
-from agentic_eval.workflow.steps import WorkflowDefinition, merge_checks
+from agentic_eval.workflow.steps import KeptRetrievals, WorkflowDefinition, merge_checks
 
 DEFAULT_SCENARIO_FAILURE_RATE = 0.01
 
@@ -52,6 +52,9 @@ class AgentScenario:
     max_failure_rate: float = DEFAULT_SCENARIO_FAILURE_RATE
     external_fixtures: str | None = None
     """sha256 of the real fixtures the scenario came from (None: committed fixtures)."""
+    served: KeptRetrievals | None = None
+    """A replay of a real job: what its first attempt retrieved, served instead of the
+    sources (None: the sources as they are)."""
 
     def __post_init__(self) -> None:
         self.workflow.step(self.template)  # raises for an unknown template key

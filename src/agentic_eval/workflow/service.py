@@ -38,6 +38,7 @@ from agentic_eval.workflow.records import (
     Claim,
     Job,
     JobOrigin,
+    Retrieval,
     Template,
     User,
 )
@@ -288,7 +289,7 @@ class Workflow(WorkflowDecisions):
         output: Mapping[str, Any] | None,
         *,
         note: str = "",
-        retrievals: Sequence[tuple[str, str]] = (),
+        retrievals: Sequence[Retrieval | tuple[str, str]] = (),
     ) -> Attempt:
         """Finish the live claim's attempt and release the claim.
 
@@ -298,14 +299,15 @@ class Workflow(WorkflowDecisions):
         has released the claim. Finishing an attempt already ``interrupted`` (see
         :meth:`interrupt`) without output returns it unchanged.
 
-        ``retrievals``: the (source, text) of every source the attempt's tools retrieved, in
-        order, kept with the attempt in the same transaction (each text stored once, by its
+        ``retrievals``: every source the attempt's tools retrieved, in order, as a
+        :class:`~agentic_eval.workflow.records.Retrieval` (text, title, found) or a (source,
+        text) pair, kept with the attempt in the same transaction (each text stored once, by its
         sha256): what a replay of the job serves (:meth:`retrievals`).
 
         Raises:
             IllegalTransition: the claim was already released (the message says by what: the
                 attempt's end, an interruption, or an expired lease).
-            WorkflowError: ``output`` is not a JSON object, or a retrieval is not two strings.
+            WorkflowError: ``output`` is not a JSON object, or a retrieval is not well typed.
         """
         stored = rows.json_object(output, "the attempt's output") if output is not None else None
         kept = texts_of(retrievals)

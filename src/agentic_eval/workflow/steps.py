@@ -16,13 +16,24 @@ from typing import Any
 from pydantic import BaseModel
 
 from agentic_eval.agent.loop import Limits
-from agentic_eval.agent.tools import ToolRegistry
+from agentic_eval.agent.tools import DomainFault, ToolRegistry
 from agentic_eval.checks.base import Check
 from agentic_eval.core.case import CaseSpec
 from agentic_eval.tasks.spec import TaskKind, TaskSpec
+from agentic_eval.workflow.records import Retrieved
 
 HIDDEN_INPUT_PREFIX = "_"
 """Job inputs whose key starts with this configure the stubbed tools and are not shown."""
+
+
+@dataclass(frozen=True)
+class KeptRetrievals:
+    """What a real job's first attempt at a step retrieved: served on the step's replay instead
+    of what the sources say today."""
+
+    kept: tuple[Retrieved, ...]
+    seen_by: str
+    """Whose retrievals they are (``job J's first attempt at S, claimed T``), for the errors."""
 
 
 @dataclass(frozen=True)
@@ -39,6 +50,10 @@ class StepTemplate:
     """A fresh environment from the job's inputs (which source set the stubbed tools serve)."""
     checks: tuple[Check, ...] = ()
     """The universal checks: run for every scenario and every replay of a real job."""
+    replay_env: Callable[[Mapping[str, Any], KeptRetrievals], Any] | None = None
+    """The environment of a replay of a real job: the job's inputs and what its first attempt
+    retrieved, served instead of the sources (None: the step's tools retrieve nothing, and
+    a replay that is given retrievals to serve is an ``error``)."""
 
 
 @dataclass(frozen=True)
@@ -110,6 +125,7 @@ def step_task(
     limits: Limits | None = None,
     sample: int = 0,
     external_fixtures: str | None = None,
+    served: KeptRetrievals | None = None,
 ) -> TaskSpec[Any]:
     """The task specification of one attempt at one step.
 
@@ -125,6 +141,8 @@ def step_task(
         limits: Turn and token limits.
         sample: Sample index.
         external_fixtures: sha256 of real fixtures the inputs came from (None: committed).
+        served: What a real job's first attempt retrieved, served instead of the sources (a
+            replay of the job); None: the sources as they are.
     """
     template = workflow.step(step_key)
     visible = {k: v for k, v in inputs.items() if not k.startswith(HIDDEN_INPUT_PREFIX)}
@@ -148,7 +166,7 @@ def step_task(
         case=case,
         system_prompt=template.system_prompt,
         tools=template.tools,
-        make_env=lambda: template.make_env(frozen_inputs),
+        make_env=_env_maker(workflow, template, frozen_inputs, served),
         kind=TaskKind(
             template.key, template.output_model, merge_checks(template.checks, extra_checks)
         ),
@@ -156,3 +174,26 @@ def step_task(
         sample=sample,
         external_fixtures=external_fixtures,
     )
+
+
+def _env_maker(
+    workflow: WorkflowDefinition,
+    template: StepTemplate,
+    inputs: Mapping[str, Any],
+    served: KeptRetrievals | None,
+) -> Callable[[], Any]:
+    """The task's ``make_env``: the template's own, or its replay environment serving ``served``
+    (a template without one cannot replay a real job: the sample ends as ``error``)."""
+    if served is None:
+        return lambda: template.make_env(inputs)
+    replay_env = template.replay_env
+    if replay_env is None:
+
+        def refuse() -> Any:
+            raise DomainFault(
+                f"{workflow.key}: step {template.key}",
+                f"its template cannot serve what {served.seen_by} retrieved (no replay_env)",
+            )
+
+        return refuse
+    return lambda: replay_env(inputs, served)

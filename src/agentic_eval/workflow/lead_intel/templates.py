@@ -21,10 +21,20 @@ from agentic_eval.workflow.lead_intel.checks import (
     assert_requested_facts_reported,
     assert_revenue_not_on_file,
 )
-from agentic_eval.workflow.lead_intel.fixtures import SUITE, external_fixtures, load_fixtures
+from agentic_eval.workflow.lead_intel.fixtures import (
+    SUITE,
+    SourceSet,
+    external_fixtures,
+    load_fixtures,
+)
 from agentic_eval.workflow.lead_intel.outputs import OfferDraft, ResearchBrief, VerifiedIntel
-from agentic_eval.workflow.lead_intel.tools import TOOLS, LeadEnv
-from agentic_eval.workflow.steps import StepTemplate, WorkflowDefinition, checks_by_template
+from agentic_eval.workflow.lead_intel.tools import TOOLS, LeadEnv, Snapshot
+from agentic_eval.workflow.steps import (
+    KeptRetrievals,
+    StepTemplate,
+    WorkflowDefinition,
+    checks_by_template,
+)
 
 SOURCE_SET = "_source_set"
 """The job input naming the source set the stubbed tools serve (not shown to the agent)."""
@@ -50,6 +60,13 @@ def make_env(inputs: Mapping[str, Any]) -> LeadEnv:
         raise DomainFault(where, f"no source set {set_id!r} in the fixtures") from None
 
 
+def replay_env(inputs: Mapping[str, Any], served: KeptRetrievals) -> LeadEnv:
+    """A replay of a real job: the tools serve what its first attempt retrieved, and nothing of
+    today's source set (a source that attempt never retrieved ends the sample as ``error``)."""
+    empty = SourceSet(id=str(inputs.get(SOURCE_SET, "")), registry=(), pages=())
+    return LeadEnv(sources=empty, snapshot=Snapshot.of(served.kept, served.seen_by))
+
+
 RESEARCH = StepTemplate(
     key="research",
     title="Research",
@@ -62,6 +79,7 @@ RESEARCH = StepTemplate(
     output_model=ResearchBrief,
     tools=TOOLS,
     make_env=make_env,
+    replay_env=replay_env,
 )
 
 SYNTHESIZE = StepTemplate(
@@ -80,6 +98,7 @@ SYNTHESIZE = StepTemplate(
     output_model=VerifiedIntel,
     tools=TOOLS,
     make_env=make_env,
+    replay_env=replay_env,
     checks=(assert_facts_grounded, assert_requested_facts_reported, assert_revenue_not_on_file),
 )
 
@@ -98,6 +117,7 @@ DRAFT_OFFER = StepTemplate(
     output_model=OfferDraft,
     tools=TOOLS,
     make_env=make_env,
+    replay_env=replay_env,
     checks=(assert_price_from_notes, assert_offer_matches_request),
 )
 
