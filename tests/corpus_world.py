@@ -1,9 +1,10 @@
 """A real job's history, built with the real services, for the corpus tests.
 
 The lead-intelligence workflow, a job of origin ``real`` created by a human operator:
-- research: a worker's brief, approved;
-- synthesize, attempt 1: the reference agent, run through ``attempt_step`` (so its retrievals are
-  kept), rejected by the operator with a reason;
+- research, attempt 1: the reference agent (run through ``attempt_step``, so what it retrieved is
+  kept), approved;
+- synthesize, attempt 1: the reference agent, rejected by the operator with a reason (or, with
+  ``synthesize="approve"``, approved, and the history ends there);
 - research reopened and approved again with a different brief (an upstream output that changed
   after synthesize was first claimed);
 - the company's About page changed ("Leeds since 2002" -> "Bradford since 2002") in the
@@ -65,9 +66,14 @@ class History:
 
 
 def build_history(
-    wf: Workflow, fixture_dir: Path, monkeypatch: pytest.MonkeyPatch, origin: str = "real"
+    wf: Workflow,
+    fixture_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    origin: str = "real",
+    synthesize: str = "reject",
 ) -> History:
-    """The job history the module docstring describes (the fixtures end moved to Bradford)."""
+    """The job history the module docstring describes (after a rejection, the fixtures end
+    moved to Bradford)."""
     s = get_scenario("synthesize.grounded")
     flow = s.workflow
     suffix = os.urandom(3).hex()
@@ -78,28 +84,29 @@ def build_history(
         flow.key, created_by=human.id, requirements=s.requirements, inputs=s.inputs,
         title=f"Acme {suffix}", origin=origin,  # type: ignore[arg-type]
     )  # fmt: skip
-    first_brief = dict(s.upstream["research"])
-    second_brief = {**first_brief, "sources": [*first_brief["sources"], WEBSITE + "#team"]}
 
-    def research(brief: dict[str, Any]) -> None:
-        claim = wf.claim_step(job.id, "research", worker.id)
-        wf.decide(wf.finish_attempt(claim.id, brief).id, human.id, "approve")
-
-    def synthesize() -> str:
+    def agent(step: str) -> str:
         run = asyncio.run(
             attempt_step(
-                wf, job.id, "synthesize", workflow=flow, backend=reference(),
-                settings=RunSettings("scripted:reference"), case_id=f"job.{job.id}.synthesize",
+                wf, job.id, step, workflow=flow, backend=reference(),
+                settings=RunSettings("scripted:reference"), case_id=f"job.{job.id}.{step}",
             )
         )  # fmt: skip
         return run.attempt_id
 
-    research(first_brief)
-    first_attempt = synthesize()
+    researched = agent("research")
+    wf.decide(researched, human.id, "approve")
+    first_brief = dict(wf.attempt(researched).output or {})
+    second_brief = {**first_brief, "sources": [*first_brief["sources"], WEBSITE + "#team"]}
+    first_attempt = agent("synthesize")
+    if synthesize == "approve":
+        approval = wf.decide(first_attempt, human.id, "approve").id
+        return History(wf.job(job.id), first_brief, first_brief, first_attempt, "", approval)
     rejection = wf.decide(first_attempt, human.id, "reject", REASON).id
     wf.reopen_step(job.id, "research", human.id, "add the team page")
-    research(second_brief)
+    claim = wf.claim_step(job.id, "research", worker.id)
+    wf.decide(wf.finish_attempt(claim.id, second_brief).id, human.id, "approve")
     move_the_company(fixture_dir, monkeypatch)
-    second_attempt = synthesize()
+    second_attempt = agent("synthesize")
     approval = wf.decide(second_attempt, human.id, "approve").id
     return History(wf.job(job.id), first_brief, second_brief, first_attempt, rejection, approval)

@@ -334,6 +334,11 @@ def _one_line(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]
 
 
 def _run_count(pg_url: str) -> int:
+    """Runs in the module's database (migrated here: under xdist this module's tests are
+    shared by processes, each with a database of its own, so no other test may have)."""
+    store = Store(pg_url)
+    store.migrate()
+    store.close()
     engine = create_engine(pg_url)
     with engine.connect() as conn:
         n = int(conn.execute(text("SELECT count(*) FROM eval_run")).scalar_one())

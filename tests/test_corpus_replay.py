@@ -134,10 +134,14 @@ def test_a_source_the_first_attempt_never_retrieved_is_an_error_naming_it(
     s = scenario_from_job(wf, h.job.id, "synthesize")
     run = _replay(wf, s, ScriptedBackend("curious", _curious))
     assert run.outcome.kind == "error"
-    assert f"{WEBSITE}/careers was not retrieved by job {h.job.id}'s first attempt" in (
-        run.outcome.reason
+    assert run.outcome.reason.startswith(
+        f"replay of a real job: {WEBSITE}/careers was not retrieved by job {h.job.id}'s first "
+        "attempt at synthesize (claimed "
+    ), run.outcome.reason
+    assert run.outcome.reason.endswith(
+        "and the fixtures are not versioned: what it said then cannot be served"
     )
-    assert "fixtures are not versioned" in run.outcome.reason
+    assert run.outcome.where == "replay of a real job"
 
 
 def test_a_404_the_first_attempt_saw_is_kept_and_served_as_the_same_404(
@@ -166,7 +170,7 @@ def test_a_404_the_first_attempt_saw_is_kept_and_served_as_the_same_404(
         fetch_url(replay, gone)
     assert str(missing.value) == f"404 not found: {gone} "
     assert fetch_url(replay, WEBSITE) == fetch_url(LeadEnv(sources=fixtures), WEBSITE)
-    with pytest.raises(NotRetrieved, match=r"registry-search:acme was not retrieved by t"):
+    with pytest.raises(NotRetrieved, match=r"^replay of a real job: registry-search:acme was not "):
         search_registry(replay, "ACME")
 
 

@@ -194,11 +194,12 @@ class Tool(Generic[Env]):
 
         Raises:
             ToolError: The tool's expected failure, for the agent to see.
-            DomainFault: The tool raised anything else, or returned a value that is not JSON.
+            DomainFault: The tool raised one itself (its own words kept), raised anything else,
+                or returned a value that is not JSON.
         """
         try:
             value = self.fn(env, **args)
-        except ToolError:
+        except (ToolError, DomainFault):  # a fault the tool names itself keeps its words
             raise
         except Exception as exc:
             where = f"tool {self.name} raised {type(exc).__name__}"

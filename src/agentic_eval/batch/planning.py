@@ -152,8 +152,9 @@ def corpus_plan(
 
     Raises:
         BatchError: An empty selection, a selection spanning templates, a template this
-            installation does not define, a case that cannot be rebuilt, a replay or recorded
-            backend (not supported for a corpus yet), or bad filters.
+            installation does not define, an unknown scripted agent, a case that cannot be
+            rebuilt, a replay or recorded backend (not supported for a corpus yet), or bad
+            filters.
     """
     from agentic_eval.batch.run import BatchError
     from agentic_eval.batch.workflow_samples import CorpusCaseGone, plan_scenarios
@@ -188,6 +189,14 @@ def corpus_plan(
     if templates[0] not in workflows():
         raise BatchError(f"the corpus's jobs are of template {templates[0]!r}, which is not a "
                          f"workflow defined here (known: {', '.join(workflows())})")  # fmt: skip
+    suite = templates[0]
+    if spec.kind == "scripted":
+        from agentic_eval.workflow.scenarios import scripted_agents
+
+        known, name = scripted_agents(suite), spec.agent or "reference"
+        if name not in known:
+            raise BatchError(f"{suite} has no scripted agent {name!r} "
+                             f"({', '.join(sorted(known)) or 'none'})")  # fmt: skip
     entries = tuple(
         CorpusEntry(
             case=case_name(c.job.id, c.step_key),
@@ -204,7 +213,7 @@ def corpus_plan(
     )  # fmt: skip
     plan = RunPlan(
         kind="corpus",
-        suite=templates[0],
+        suite=suite,
         keys=tuple(SampleKey(case=e.case, epoch=n) for e in entries for n in range(samples)),
         backend=spec,
         model=model_name(spec),

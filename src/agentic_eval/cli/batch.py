@@ -1,4 +1,5 @@
-"""``agentic-eval batch``: N samples of a domain's cases, the gate read from the store.
+"""``agentic-eval batch``: N samples of a domain's cases, a workflow scenario or the corpus of
+human-decided jobs, the gate read from the store.
 
 The command only parses flags into a :class:`~agentic_eval.batch.RunPlan`, shows progress and
 prints the summary; opening, running, resuming and closing the run is the library's
@@ -8,17 +9,23 @@ prints the summary; opening, running, resuming and closing the run is the librar
 from __future__ import annotations
 
 import asyncio
-import time
-from collections.abc import Mapping
+from datetime import datetime
 from typing import Any, Literal
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from agentic_eval.cli.common import load_cases, resolve_domains, select_cases, warn
+from agentic_eval.cli.batch_plans import (
+    corpus_flags_plan,
+    domain_flags_plan,
+    parameters,
+    scenario_flags_plan,
+)
+from agentic_eval.cli.batch_view import BatchProgress, summary_lines
+from agentic_eval.cli.common import warn
+from agentic_eval.cli.corpus import ORIGINS
 from agentic_eval.cli.execute import Stopper
 from agentic_eval.cli.options import (
+    MOMENT,
     provider_options,
     recordings_option,
     request_options,
@@ -26,95 +33,8 @@ from agentic_eval.cli.options import (
 )
 from agentic_eval.core.aio import run as run_sync
 from agentic_eval.core.text import one_line
-from agentic_eval.evaluation.runner import CaseRun
 
 _DEFAULT = click.core.ParameterSource.DEFAULT
-
-
-class BatchProgress:
-    """done / passed / failed / transient and the rate so far, on stderr: a bar on a terminal,
-    a line every twentieth of the batch in a log."""
-
-    def __init__(self, total: int) -> None:
-        self.total, self.done, self.started = total, 0, time.monotonic()
-        self.counts = {"passed": 0, "failed": 0, "transient": 0}
-        self.console = Console(stderr=True, highlight=False, emoji=False)
-        self.bar: Progress | None = None
-        self.every = max(1, total // 20)
-        if self.console.is_terminal:
-            self.bar = Progress(
-                TextColumn("{task.description}", markup=False),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                console=self.console,
-            )
-            self.task = self.bar.add_task(self.line(), total=total)
-            self.bar.start()
-
-    def line(self) -> str:
-        c = self.counts
-        rate = self.done / max(time.monotonic() - self.started, 1e-9)
-        return (
-            f"{self.done}/{self.total} done, {c['passed']} passed, {c['failed']} failed, "
-            f"{c['transient']} transient, {rate:.1f} samples/s"
-        )
-
-    def advance(self, run: CaseRun) -> None:
-        kind = run.result.outcome.kind
-        self.counts[kind if kind in ("passed", "transient") else "failed"] += 1
-        self.done += 1
-        if self.bar is not None:
-            self.bar.update(self.task, advance=1, description=self.line())
-        elif self.done % self.every == 0 or self.done == self.total:
-            self.console.print(f"batch: {self.line()}", markup=False)
-
-    def add(self, new: Mapping[str, int]) -> None:
-        """Samples newly stored by other processes, by outcome (child processes, celery)."""
-        before = self.done
-        for kind, n in new.items():
-            self.counts[kind if kind in ("passed", "transient") else "failed"] += n
-            self.done += n
-        if self.bar is not None:
-            self.bar.update(self.task, completed=self.done, description=self.line())
-        elif self.done // self.every > before // self.every or self.done == self.total > before:
-            self.console.print(f"batch: {self.line()}", markup=False)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()
-
-
-def summary_lines(s: Any) -> list[str]:
-    """The summary in the seed's shape, then the confidence bound and pass^k."""
-    from agentic_eval.evaluation.confidence import bound_lines, pass_hat_lines
-    from agentic_eval.evaluation.gate import format_rate, percent
-
-    g, c = s.gate, s.counts
-    lines = [
-        f"run: {s.run_id} ({s.status})",
-        f"samples: {s.samples}" + (f" of {len(s.plan.keys)} planned" if s.missing else ""),
-        f"passed: {c['passed']}",
-        f"check_failed: {c['check_failed']}",
-    ]
-    if c["error"]:
-        lines.append(f"error: {c['error']}")
-    lines += [
-        f"transient: {c['transient']} (excluded from the rate)",
-        f"failure rate: {format_rate(g.failures, g.judged, g.max_failure_rate)} "
-        f"(threshold {percent(g.max_failure_rate)})",
-        *bound_lines(g),
-        *pass_hat_lines(s.epochs),
-        f"gate: {g.verdict}" + (f" ({one_line(g.reason)})" if g.verdict != "PASS" else ""),
-    ]
-    session = s.session
-    if session is not None and session.fidelity is not None:  # a replay: was it reproduced?
-        ok, n = session.fidelity
-        why = "" if session.reproduced else f"; NOT reproduced: {'; '.join(session.problems[:3])}"
-        lines.append(one_line(f"replay: {ok}/{n} samples reproduced{why}", 400))
-    if s.missing:
-        lines.append(f"resume: agentic-eval batch --resume {s.run_id}")
-    return lines
 
 
 @click.command("batch")
@@ -125,6 +45,29 @@ def summary_lines(s: Any) -> list[str]:
     help="Batch one workflow scenario instead of a domain (see `agentic-eval step --list`): each "
     "sample in a freshly seeded job, gated on the scenario's own max failure rate unless "
     "--max-failure-rate is given.",
+)
+@click.option(
+    "--corpus",
+    "corpus",
+    is_flag=True,
+    help="Batch the corpus instead: every workflow step an operator decided, on jobs people "
+    "worked (see `agentic-eval corpus list`), each rebuilt as its first attempt saw it (inputs, "
+    "upstream outputs and retrieved text as of its first claim). Only cases whose first "
+    "decision approved are judged; rejected ones run with the reason as feedback.",
+)
+@click.option("--template", default=None, help="--corpus: only jobs of this workflow template.")
+@click.option("--since", type=MOMENT, default=None,
+              help="--corpus: only jobs created at or after this moment (UTC).")  # fmt: skip
+@click.option("--until", type=MOMENT, default=None,
+              help="--corpus: only jobs created before this moment (UTC).")  # fmt: skip
+@click.option("--limit", type=click.IntRange(1), default=None,
+              help="--corpus: at most N cases, newest job first.")  # fmt: skip
+@click.option(
+    "--origin",
+    "origins",
+    multiple=True,
+    type=click.Choice(ORIGINS),
+    help="--corpus: jobs of this origin (repeatable; default real and imported).",
 )
 @click.option("--cases", "pattern", default=None, help="Only cases matching these globs.")
 @click.option(
@@ -196,6 +139,12 @@ def summary_lines(s: Any) -> list[str]:
 def batch(
     domain: str | None,
     scenario: str | None,
+    corpus: bool,
+    template: str | None,
+    since: datetime | None,
+    until: datetime | None,
+    limit: int | None,
+    origins: tuple[str, ...],
     pattern: str | None,
     samples: int,
     backend: Literal["scripted", "live", "replay"] | None,
@@ -239,6 +188,7 @@ def batch(
           --model qwen2.5-coder-1.5b --samples 3 --concurrency 4
       agentic-eval batch --resume 6f1c...
       agentic-eval batch --scenario synthesize.missing_revenue --samples 200 --executor celery
+      agentic-eval batch --corpus --template lead_intelligence --since 2026-11-01 --samples 5
     """
     from agentic_eval.batch import BatchError
 
@@ -249,17 +199,25 @@ def batch(
         raise click.UsageError(
             "--processes applies to --executor local (workers have --concurrency)"
         )
+    filters = template or since or until or limit or origins
     if resume is not None:
-        if domain or scenario or pattern or samples != 1 or backend or agent or provider:
+        if domain or scenario or corpus or filters or pattern or samples != 1 or backend or agent:
+            raise click.UsageError("--resume takes the run's stored plan: drop the other options")
+        if provider:
             raise click.UsageError("--resume takes the run's stored plan: drop the other options")
         _celery_ready(executor)
         return run_sync(_resume(resume, executor, stall_timeout, processes))
-    if domain is not None and scenario is not None:
-        raise click.UsageError("batch a DOMAIN or a --scenario, not both")
-    if domain is None and scenario is None:
-        raise click.UsageError("name the DOMAIN or the --scenario to batch (or --resume RUN_ID)")
-    if scenario is not None and pattern is not None:
-        raise click.UsageError("--cases selects a domain's cases; a scenario is one case")
+    if sum(1 for x in (domain, scenario, corpus or None) if x) > 1:
+        raise click.UsageError("batch a DOMAIN, a --scenario or the --corpus: one of them")
+    if domain is None and scenario is None and not corpus:
+        raise click.UsageError(
+            "name the DOMAIN, the --scenario or the --corpus to batch (or --resume RUN_ID)"
+        )
+    if filters and not corpus:
+        raise click.UsageError("--template, --since, --until, --limit and --origin select the "
+                               "--corpus")  # fmt: skip
+    if pattern is not None and domain is None:
+        raise click.UsageError("--cases selects a domain's cases")
     mode = backend or ("live" if provider else "scripted")
     if mode == "live" and (not provider or not model):
         raise click.UsageError("a live batch needs --provider and --model")
@@ -267,16 +225,34 @@ def batch(
         raise click.UsageError("--provider, --model and --base-url apply to live batches only")
     given = ctx.get_parameter_source("max_failure_rate")
     rate = None if given is _DEFAULT else max_failure_rate
+    if corpus:
+        _celery_ready(executor)
+        store = _store()
+        params = parameters(approval, temperature, max_turns, max_tokens, max_failure_rate,
+                            max_transient)  # fmt: skip
+        try:
+            plan = corpus_flags_plan(
+                store, mode, agent, provider, model, base_url, samples, concurrency, params,
+                gate_mode, template, since, until, limit, origins, retries, timeout,
+            )  # fmt: skip
+        except BatchError as exc:
+            store.close()
+            raise click.UsageError(one_line(str(exc))) from None
+        except BaseException:
+            store.close()
+            raise
+        store.close()
+        return run_sync(_run(plan, not no_history, executor, stall_timeout, processes))
     try:
         if scenario is not None:
-            plan = _scenario_plan(
+            plan = scenario_flags_plan(
                 scenario, samples, mode, agent, provider, model, base_url, concurrency,
                 approval, gate_mode, rate, max_transient, max_turns, max_tokens, temperature,
                 recordings, retries, timeout,
             )  # fmt: skip
         else:
             assert domain is not None
-            plan = _plan(
+            plan = domain_flags_plan(
                 domain, pattern, samples, mode, agent, provider, model, base_url, concurrency,
                 approval, gate_mode, max_failure_rate, max_transient, max_turns, max_tokens,
                 temperature, recordings, retries, timeout,
@@ -297,92 +273,6 @@ def _celery_ready(executor: str) -> None:
         executor_settings()
     except WorkerError as exc:
         raise click.UsageError(one_line(str(exc))) from None
-
-
-def _backend_spec(
-    mode: str, agent: str | None, agents: Any, suite: str, provider: str | None,
-    model: str | None, base_url: str | None, recordings: Any, retries: int, timeout: float,
-) -> Any:  # fmt: skip
-    """The backend the flags name, as a spec (a usage error for an unknown scripted agent)."""
-    from agentic_eval.backends.spec import BackendSpec
-
-    if mode == "scripted":
-        label = agent or "reference"
-        if label not in agents:
-            known = ", ".join(sorted(agents)) or "none"
-            raise click.UsageError(f"{suite} has no scripted agent {label!r} ({known})")
-        return BackendSpec(kind="scripted", agent=label)
-    if mode == "replay":
-        return BackendSpec(kind="replay", agent=agent or "reference", recordings=str(recordings))
-    assert provider is not None and model is not None
-    return BackendSpec(kind="live", provider=provider, model=model, base_url=base_url,
-                       label=agent, retries=retries, timeout=timeout)  # fmt: skip
-
-
-def _parameters(
-    approval: Any, temperature: float, max_turns: int, max_tokens: int,
-    max_failure_rate: float, max_transient: float,
-) -> Any:  # fmt: skip
-    from agentic_eval.core.settings import RunParameters
-
-    return RunParameters(
-        approval_mode=approval, temperature=temperature, max_turns=max_turns,
-        max_tokens=max_tokens, max_failure_rate=max_failure_rate, max_transient=max_transient,
-    )  # fmt: skip
-
-
-def _scenario_plan(
-    name: str, samples: int, mode: str, agent: str | None, provider: str | None,
-    model: str | None, base_url: str | None, concurrency: int, approval: Any, gate_mode: Any,
-    max_failure_rate: float | None, max_transient: float, max_turns: int, max_tokens: int,
-    temperature: float, recordings: Any, retries: int, timeout: float,
-) -> Any:  # fmt: skip
-    from agentic_eval.batch.planning import scenario_plan
-    from agentic_eval.workflow.errors import WorkflowError
-    from agentic_eval.workflow.scenarios import get_scenario, scripted_agents
-
-    try:
-        s = get_scenario(name)
-    except (WorkflowError, ValueError, LookupError) as exc:
-        raise click.UsageError(one_line(str(exc))) from None
-    suite = s.workflow.key
-    spec = _backend_spec(mode, agent or (s.agent if mode != "live" else None),
-                         scripted_agents(suite), suite, provider, model, base_url, recordings,
-                         retries, timeout)  # fmt: skip
-    rate = s.max_failure_rate if max_failure_rate is None else max_failure_rate
-    params = _parameters(approval, temperature, max_turns, max_tokens, rate, max_transient)
-    return scenario_plan(s.name, spec, params, samples=samples, concurrency=concurrency,
-                         gate=gate_mode)  # fmt: skip
-
-
-def _plan(
-    name: str, pattern: str | None, samples: int, mode: str, agent: str | None,
-    provider: str | None, model: str | None, base_url: str | None, concurrency: int,
-    approval: Any, gate_mode: Any, max_failure_rate: float, max_transient: float, max_turns: int,
-    max_tokens: int, temperature: float, recordings: Any, retries: int, timeout: float,
-) -> Any:  # fmt: skip
-    from agentic_eval.batch import scripted_agents
-    from agentic_eval.batch.planning import replay_plan, suite_plan
-    from agentic_eval.recordings.files import RecordingError
-
-    (domain,) = resolve_domains((name,))
-    cases = select_cases(load_cases(domain), pattern)
-    if not cases:
-        raise click.UsageError(f"no case of {name} matches --cases {pattern!r}")
-    if mode == "replay":  # every recorded sample, with the parameters it was recorded with
-        if samples != 1:
-            raise click.UsageError("a replay batch runs the recorded samples; drop --samples")
-        try:
-            return replay_plan(domain, cases, recordings, agent or "reference",
-                               concurrency=concurrency, full=pattern is None)  # fmt: skip
-        except RecordingError as exc:
-            raise click.UsageError(one_line(str(exc))) from None
-    spec = _backend_spec(mode, agent, scripted_agents(domain), name, provider, model, base_url,
-                         recordings, retries, timeout)  # fmt: skip
-    params = _parameters(approval, temperature, max_turns, max_tokens, max_failure_rate,
-                         max_transient)  # fmt: skip
-    return suite_plan(domain, cases, spec, params, samples=samples, concurrency=concurrency,
-                      full=pattern is None, gate=gate_mode)  # fmt: skip
 
 
 async def _run(plan: Any, history: bool, executor: str, stall: float, processes: int) -> int:

@@ -34,6 +34,17 @@ class FiniteFloat(click.FloatRange):
         return number
 
 
+MOMENT = click.DateTime(
+    formats=[
+        "%Y-%m-%d",
+        "%Y-%m-%dT%H:%M:%S",
+        "%Y-%m-%d %H:%M:%S",
+        "%Y-%m-%dT%H:%M:%S.%f",
+        "%Y-%m-%d %H:%M:%S.%f",
+    ]
+)
+"""A moment on the command line (UTC): a date, or a date and time to the second or finer."""
+
 recordings_option = click.option(
     "--recordings",
     type=click.Path(path_type=Path, file_okay=False),

@@ -375,6 +375,13 @@ class Store(HistoryRows):
         with Session(self.engine) as session:
             return session.get(EvalRun, run_id)
 
+    def sample(self, sample_id: int) -> EvalSample | None:
+        """One sample row, by its id."""
+        from sqlalchemy.orm import Session
+
+        with Session(self.engine) as session:
+            return session.get(EvalSample, sample_id)
+
     def abandoned_runs(self, now: datetime | None = None) -> list[EvalRun]:
         """Runs still marked ``running`` whose heartbeat stopped more than
         :data:`STALE_AFTER` ago: the process that ran them died."""

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from agentic_eval.agent.tools import ToolError, ToolRegistry
+from agentic_eval.agent.tools import DomainFault, ToolError, ToolRegistry
 from agentic_eval.core.canonical import canonical_json
 from agentic_eval.workflow import records
 from agentic_eval.workflow.lead_intel.fixtures import Page, SourceSet
@@ -28,9 +28,18 @@ SEARCH_SOURCE = "registry-search:"
 searched for (its text the canonical JSON of the hits)."""
 
 
-class NotRetrieved(Exception):
+class NotRetrieved(DomainFault):
     """A replay of a real job asked for a source its first attempt never retrieved: the fixtures
-    are not versioned, so what it said then cannot be served (the sample ends as ``error``)."""
+    are not versioned, so what it said then cannot be served (the sample ends as ``error``,
+    naming the source; the agent is not blamed)."""
+
+    def __init__(self, source: str, seen_by: str) -> None:
+        super().__init__(
+            "replay of a real job",
+            f"{source} was not retrieved by {seen_by}, and the fixtures are not versioned: "
+            "what it said then cannot be served",
+        )
+        self.source = source
 
 
 @dataclass(frozen=True)
@@ -66,10 +75,7 @@ class Snapshot:
         """
         kept = self.kept.get(source)
         if kept is None:
-            raise NotRetrieved(
-                f"{source} was not retrieved by {self.seen_by}, and the fixtures are not "
-                "versioned: what it said then cannot be served"
-            )
+            raise NotRetrieved(source, self.seen_by)
         return kept
 
 
