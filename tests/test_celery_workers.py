@@ -17,6 +17,7 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
@@ -190,8 +191,10 @@ def _assert_complete(cluster: Cluster, run_id: str, samples: int) -> list[str | 
 
 
 def _summary(stdout: str) -> list[str]:
-    """The summary lines but the run's id."""
-    return [line for line in stdout.splitlines() if not line.startswith("run: ")]
+    """The summary lines but the run's id (named on its first line, and a corpus's)."""
+    found = re.search(r"^run: (\S+) ", stdout, re.M)
+    lines = [line for line in stdout.splitlines() if not line.startswith("run: ")]
+    return [line.replace(found.group(1), "RUN") for line in lines] if found else lines
 
 
 def test_two_workers_share_a_batch_whose_gate_is_the_local_executors(cluster: Cluster) -> None:
@@ -394,3 +397,32 @@ def test_a_stall_timeout_is_for_the_celery_executor(capsys: pytest.CaptureFixtur
         2,
         "agentic-eval: error: --stall-timeout applies to --executor celery only",
     )
+
+
+def test_a_workflow_batch_and_its_corpus_give_the_same_verdicts_on_the_workers(
+    cluster: Cluster,
+) -> None:
+    """Issue 19, acceptance 3: whole jobs driven on the workers report what the local executor
+    reports, and the corpus they leave, replayed on the workers, judges as it does locally."""
+    cluster.workers("w1@test", "w2@test")
+    since = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+    drive = ["workflow", "batch", "--fixture", "acme-widgets-b", "--runs", "6", "--agent",
+             "hallucinating", "--no-history"]  # fmt: skip
+    outputs: dict[str, list[str]] = {}
+    for label, executor in (("wf-celery", "celery"), ("wf-local", "local")):
+        proc = cluster.start(label, *drive, "--executor", executor)
+        assert proc.wait(timeout=120) == 1, cluster.output(label)
+        outputs[label] = _summary(cluster.output(label)[0])
+    assert outputs["wf-celery"] == outputs["wf-local"]
+    assert "synthesize             18        0       18      0" in outputs["wf-local"]
+    replay = ["batch", "--corpus", "--origin", "workflow-batch", "--since", since, "--no-history"]
+    for label, executor in (("corpus-celery", "celery"), ("corpus-local", "local")):
+        proc = cluster.start(label, *replay, "--executor", executor)
+        assert proc.wait(timeout=120) == 0, cluster.output(label)
+        outputs[label] = _summary(cluster.output(label)[0])
+    assert outputs["corpus-celery"] == outputs["corpus-local"]
+    assert outputs["corpus-local"][0].startswith(
+        "corpus: 24 case(s) run: 12 approved (judged, 12 samples), 12 rejected (run, not judged, "
+        "12 samples)"
+    )
+    assert outputs["corpus-local"][-1] == "gate: PASS"

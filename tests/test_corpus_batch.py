@@ -224,3 +224,23 @@ def test_only_a_corpus_sample_has_a_decision_behind_it(c: Corpus) -> None:
         ).scalar_one()  # the seeded scenario's one-sample run
     with pytest.raises(NotFound, match=f"sample {other} is not a corpus sample"):
         judged_against(c.store, other)
+
+
+def test_a_corpus_batch_on_two_processes_finishes_counting_the_unjudged_samples(
+    c: Corpus,
+) -> None:
+    """The parent waits for every planned sample, the rejected cases' included (it once counted
+    only the judged ones, and waited for ever)."""
+    s = run(
+        asyncio.wait_for(
+            replay_corpus(c.store, _spec(), since=c.since, samples=2, processes=2), 120
+        )
+    )
+    assert (s.status, s.missing, s.samples, s.verdicts) == (
+        "finished", 0, 6, {"approved": 6, "rejected": 2},
+    )  # fmt: skip
+    with c.store.engine.connect() as conn:
+        workers = conn.execute(
+            select(EvalSample.worker_id).where(EvalSample.run_id == s.run_id).distinct()
+        ).scalars()
+        assert set(workers) == {"process-1", "process-2"}

@@ -22,8 +22,8 @@ def scripted_agents(domain: Domain[Any]) -> dict[str, Any]:
 
 def plan_agents(kind: str, suite: str) -> dict[str, Any]:
     """The scripted agents of what a plan runs: a domain's, or a workflow's (a scenario or a
-    corpus of its jobs)."""
-    if kind in ("scenario", "corpus"):
+    corpus of its jobs, or whole jobs driven through it)."""
+    if kind in ("scenario", "corpus", "workflow"):
         from agentic_eval.workflow.scenarios import scripted_agents as workflow_agents
 
         return dict(workflow_agents(suite))

@@ -26,7 +26,6 @@ from agentic_eval.evaluation.sinks import RecordingSink, ReplaySink, RunSink
 from agentic_eval.recordings.layout import agent_dir
 from agentic_eval.store.db import Store
 from agentic_eval.store.models import EvalRun
-from agentic_eval.workflow.records import HUMAN_ORIGINS
 
 
 class FinishedSink(Protocol):
@@ -95,6 +94,8 @@ def corpus_mark(plan: RunPlan) -> str | None:
     """A corpus plan over jobs people worked (origin real or imported): the sha256 of its
     selection, marking the run as derived from real data (its history entry is then never
     written into a git work tree); None for any other plan."""
+    from agentic_eval.workflow.records import HUMAN_ORIGINS
+
     if plan.corpus is None or not set(plan.corpus.origins) & set(HUMAN_ORIGINS):
         return None
     return hashlib.sha256(canonical_json(plan.corpus).encode("utf-8")).hexdigest()

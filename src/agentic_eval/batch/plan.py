@@ -61,15 +61,30 @@ class CorpusSelection(Frozen):
     entries: tuple[CorpusEntry, ...] = Field(min_length=1, description="The cases, in order.")
 
 
+class WorkflowDrive(Frozen):
+    """What a workflow plan drives: whole jobs from a fixture, decided by an operator policy."""
+
+    fixture: str = Field(min_length=1, description="The job fixture each job starts from.")
+    operator: str = Field(
+        default="policy-operator",
+        min_length=1,
+        description="The operator user the policy's decisions are attributed to.",
+    )
+    max_attempts: int = Field(
+        default=3, ge=1, le=20, description="Attempts at one step before the job is given up."
+    )
+
+
 class RunPlan(Frozen):
     """Everything a run is, before it runs."""
 
     schema_version: Literal[1] = Field(default=PLAN_SCHEMA_VERSION, description="Format.")
-    kind: Literal["suite", "scenario", "corpus"] = Field(
+    kind: Literal["suite", "scenario", "corpus", "workflow"] = Field(
         default="suite",
         description="suite: a domain's cases; scenario: one workflow scenario, each epoch in a "
         "freshly seeded job; corpus: human-decided steps of real jobs, each rebuilt as its "
-        "first attempt saw it.",
+        "first attempt saw it; workflow: whole jobs driven from a fixture, an operator "
+        "policy deciding every step.",
     )
     suite: str = Field(min_length=1, description="The suite: a domain, or the scenario's workflow.")
     scenario: str | None = Field(default=None, description="The scenario, for kind scenario.")
@@ -87,6 +102,9 @@ class RunPlan(Frozen):
     corpus: CorpusSelection | None = Field(
         default=None, description="The corpus selection, for kind corpus."
     )
+    drive: WorkflowDrive | None = Field(
+        default=None, description="The jobs to drive, for kind workflow."
+    )
 
     @model_validator(mode="after")
     def _distinct_keys(self) -> RunPlan:
@@ -96,6 +114,10 @@ class RunPlan(Frozen):
             raise ValueError(f"every sample of a scenario plan is of {self.scenario!r}")
         if (self.kind == "corpus") != (self.corpus is not None):
             raise ValueError("a corpus plan carries its selection, and only a corpus plan does")
+        if (self.kind == "workflow") != (self.drive is not None):
+            raise ValueError("a workflow plan says what it drives, and only a workflow plan does")
+        if self.drive is not None and any(k.case != self.drive.fixture for k in self.keys):
+            raise ValueError(f"every sample of a workflow plan is a job of {self.drive.fixture!r}")
         if self.corpus is not None:
             cases = {e.case for e in self.corpus.entries}
             if len(cases) != len(self.corpus.entries):

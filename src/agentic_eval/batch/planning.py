@@ -13,7 +13,14 @@ from pathlib import Path
 from typing import Any, cast
 
 from agentic_eval.backends.spec import BackendSpec
-from agentic_eval.batch.plan import CorpusEntry, CorpusSelection, GateMode, RunPlan, SampleKey
+from agentic_eval.batch.plan import (
+    CorpusEntry,
+    CorpusSelection,
+    GateMode,
+    RunPlan,
+    SampleKey,
+    WorkflowDrive,
+)
 from agentic_eval.core.case import CaseSpec
 from agentic_eval.core.settings import RunParameters
 from agentic_eval.domains.base import Domain
@@ -227,3 +234,51 @@ def corpus_plan(
     except CorpusCaseGone as exc:
         raise BatchError(str(exc)) from None
     return plan
+
+
+def workflow_plan(
+    fixture: str,
+    spec: BackendSpec,
+    parameters: RunParameters,
+    *,
+    runs: int = 1,
+    max_attempts: int = 3,
+    operator: str = "policy-operator",
+    concurrency: int = 1,
+    gate: GateMode = "rate",
+) -> RunPlan:
+    """``runs`` jobs from the job fixture ``fixture``, each driven through every step of its
+    workflow, an operator policy approving what passed its checks and rejecting the rest with a
+    reason naming them (a rejected step is attempted again, up to ``max_attempts``).
+
+    Raises:
+        BatchError: An unknown fixture or scripted agent, a replay or recorded backend (not
+            supported for a workflow batch yet).
+    """
+    from agentic_eval.batch.run import BatchError
+    from agentic_eval.workflow.scenarios import UnknownScenario, get_job_fixture, scripted_agents
+
+    if spec.kind == "replay" or spec.record:
+        raise BatchError("a workflow batch runs a scripted or live agent (replay and --record "
+                         "of a workflow batch are not supported yet)")  # fmt: skip
+    try:
+        f = get_job_fixture(fixture)
+    except UnknownScenario as exc:
+        raise BatchError(str(exc)) from None
+    suite = f.workflow.key
+    if spec.kind == "scripted":
+        known, name = scripted_agents(suite), spec.agent or "reference"
+        if name not in known:
+            raise BatchError(f"{suite} has no scripted agent {name!r} "
+                             f"({', '.join(sorted(known)) or 'none'})")  # fmt: skip
+    return RunPlan(
+        kind="workflow",
+        suite=suite,
+        keys=tuple(SampleKey(case=f.name, epoch=n) for n in range(runs)),
+        backend=spec,
+        model=model_name(spec),
+        parameters=parameters,
+        concurrency=concurrency,
+        gate=gate,
+        drive=WorkflowDrive(fixture=f.name, operator=operator, max_attempts=max_attempts),
+    )

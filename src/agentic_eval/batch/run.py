@@ -16,7 +16,7 @@ import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentic_eval.backends.base import ModelBackend
 from agentic_eval.batch.backends import build_backend, plan_agents
@@ -33,6 +33,9 @@ from agentic_eval.evaluation.sinks import RunSink, StoreSink
 from agentic_eval.store.db import Store
 from agentic_eval.store.models import EvalRun
 from agentic_eval.tasks.spec import TaskSpec
+
+if TYPE_CHECKING:  # the workflow runtime is imported when a workflow plan is summed up
+    from agentic_eval.evaluation.driving import StepTally
 
 
 class BatchError(Exception):
@@ -57,6 +60,9 @@ class BatchSummary:
     verdicts: dict[str, int] = dataclasses.field(default_factory=lambda: {})
     """A corpus run's stored samples by their case's human verdict (``approved`` ones are
     the judged; ``rejected`` ones ran and are not in ``samples``); empty for other runs."""
+    steps: tuple[StepTally, ...] = ()
+    """A workflow batch: per step, attempts, approvals and rejections (with their reasons),
+    read from the jobs it drove; empty for other runs."""
     session: SessionResult | None = None
     """The finished run (its scorecard rebuilt from the rows), once :func:`close_run` ran."""
 
@@ -166,7 +172,7 @@ async def run_samples(
     beat = asyncio.create_task(heartbeat_loop(store, run_id))
     try:
         if plan.kind != "suite":
-            await workflow_samples(store, plan, todo, backend, persist, should_stop)
+            await workflow_samples(store, run_id, plan, todo, backend, persist, should_stop)
         else:
             domain = get_domain(plan.suite)
             await run_tasks(
@@ -210,8 +216,21 @@ def summary(store: Store, run_id: str) -> BatchSummary:
     missing = sum(1 for k in plan.keys if (k.case, k.epoch, k.attempt) not in stored)
     verdicts = store.verdict_counts(run_id) if plan.kind == "corpus" else {}
     return BatchSummary(
-        run_id, plan, samples, counts, gate, epochs, run.status, missing, verdicts=verdicts
-    )
+        run_id, plan, samples, counts, gate, epochs, run.status, missing, verdicts=verdicts,
+        steps=_step_tallies(store, run_id, plan),
+    )  # fmt: skip
+
+
+def _step_tallies(store: Store, run_id: str, plan: RunPlan) -> tuple[StepTally, ...]:
+    """A workflow batch's per-step tallies, from the jobs it drove (none for other plans)."""
+    if plan.drive is None:
+        return ()
+    from agentic_eval.evaluation.driving import step_tallies
+    from agentic_eval.workflow.scenarios import get_job_fixture
+    from agentic_eval.workflow.service import Workflow
+
+    steps = get_job_fixture(plan.drive.fixture).workflow.step_keys()
+    return tuple(step_tallies(Workflow(store), run_id, steps))
 
 
 def close_run(
@@ -266,9 +285,9 @@ async def run_agent_batch(
 
 def plan_specs(plan: RunPlan) -> tuple[list[TaskSpec[Any]], Domain[Any] | None]:
     """One task spec per planned case (epoch 0), and the domain they came from (None for a
-    scenario or a corpus): what a run's fingerprints are taken over (none for a corpus, whose
-    cases are rebuilt from the store's jobs)."""
-    if plan.kind == "corpus":
+    scenario, a corpus or a workflow batch): what a run's fingerprints are taken over (none for
+    a corpus, whose cases are rebuilt from the store's jobs, nor for a workflow batch)."""
+    if plan.kind in ("corpus", "workflow"):
         return [], None
     if plan.kind == "scenario":
         from agentic_eval.workflow.scenarios import get_scenario

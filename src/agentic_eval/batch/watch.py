@@ -90,11 +90,11 @@ async def wait_for_samples(
     """
     plan, _ = missing_keys(store, run_id)
     seen = dict.fromkeys(OUTCOMES, 0)
-    seen.update({k: v for k, v in store.gate_counts(run_id).items() if k in seen})
+    seen.update({k: v for k, v in store.gate_counts(run_id, judged=False).items() if k in seen})
     start = _stored(seen)
     last_change = last_beat = time.monotonic()
     while True:
-        counts = store.gate_counts(run_id)
+        counts = store.gate_counts(run_id, judged=False)
         new = {k: counts.get(k, 0) - seen[k] for k in OUTCOMES}
         now = time.monotonic()
         if any(new.values()):

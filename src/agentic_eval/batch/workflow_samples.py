@@ -5,7 +5,7 @@ to a one-sample run of its own)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from agentic_eval.backends.base import ModelBackend
@@ -16,6 +16,7 @@ from agentic_eval.store.db import Store
 
 if TYPE_CHECKING:  # the workflow runtime is imported when a workflow plan runs, not before
     from agentic_eval.workflow.scenarios import AgentScenario
+    from agentic_eval.workflow.service import Workflow
 
 
 class CorpusCaseGone(Exception):
@@ -60,13 +61,15 @@ def plan_scenarios(
 
 async def workflow_samples(
     store: Store,
+    run_id: str,
     plan: RunPlan,
     keys: list[SampleKey],
     backend: ModelBackend,
     persist: Callable[[CaseRun], None],
     should_stop: Callable[[], bool] | None,
 ) -> None:
-    """Each key's epoch of its scenario in a freshly seeded job, ``plan.concurrency`` at once.
+    """Each key's epoch of its scenario in a freshly seeded job, or (a workflow plan) each job
+    driven through the whole workflow, ``plan.concurrency`` at once.
 
     Raises:
         CorpusCaseGone: As :func:`plan_scenarios`.
@@ -74,20 +77,61 @@ async def workflow_samples(
     from agentic_eval.evaluation.scenario import run_scenario
     from agentic_eval.workflow.service import Workflow
 
-    scenarios = plan_scenarios(store, plan, keys)
     wf = Workflow(store)
     settings = plan.settings()
     semaphore = asyncio.Semaphore(plan.concurrency)
+    drive: Callable[[SampleKey], Awaitable[None]]
+    if plan.drive is not None:
+        drive = _job_driver(wf, run_id, plan, backend, persist)
+    else:
+        scenarios = plan_scenarios(store, plan, keys)
 
-    async def one(key: SampleKey) -> None:
-        async with semaphore:
-            if should_stop is not None and should_stop():
-                return
+        async def scenario_sample(key: SampleKey) -> None:
             await run_scenario(
                 wf, scenarios[key.case], backend, settings, sample=key.epoch,
                 mode=plan.backend.kind, on_sample=persist,
             )  # fmt: skip
 
+        drive = scenario_sample
+
+    async def one(key: SampleKey) -> None:
+        async with semaphore:
+            if should_stop is not None and should_stop():
+                return
+            await drive(key)
+
     async with asyncio.TaskGroup() as group:
         for key in keys:
             group.create_task(one(key))
+
+
+def _job_driver(
+    wf: Workflow,
+    run_id: str,
+    plan: RunPlan,
+    backend: ModelBackend,
+    persist: Callable[[CaseRun], None],
+) -> Callable[[SampleKey], Awaitable[None]]:
+    """What drives one job of a workflow plan: a job from its fixture, the policy operator
+    deciding every step; the job is the sample."""
+    from agentic_eval.evaluation.driving import drive_job, job_title
+    from agentic_eval.workflow.operators import CheckPolicy
+    from agentic_eval.workflow.scenarios import get_job_fixture
+
+    assert plan.drive is not None
+    d = plan.drive
+    fixture, operator, settings = (
+        get_job_fixture(d.fixture),
+        CheckPolicy(d.operator),
+        plan.settings(),
+    )
+
+    async def drive(key: SampleKey) -> None:
+        driven = await drive_job(
+            wf, fixture, backend, settings, operator, epoch=key.epoch,
+            title=job_title(run_id, key.epoch, d.fixture), max_attempts=d.max_attempts,
+            mode=plan.backend.kind,
+        )  # fmt: skip
+        persist(driven.sample)
+
+    return drive

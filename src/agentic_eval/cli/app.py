@@ -21,6 +21,7 @@ from agentic_eval.cli.scenarios import scenarios_cmd
 from agentic_eval.cli.step import step
 from agentic_eval.cli.worker import worker
 from agentic_eval.cli.workflow import workflow
+from agentic_eval.cli.workflow_batch import workflow_batch
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -51,5 +52,6 @@ cli.add_command(step)
 cli.add_command(batch)
 cli.add_command(scenarios_cmd, name="scenarios")
 cli.add_command(workflow)
+workflow.add_command(workflow_batch, name="batch")
 cli.add_command(corpus)
 cli.add_command(worker)

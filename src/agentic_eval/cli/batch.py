@@ -205,7 +205,7 @@ def batch(
             raise click.UsageError("--resume takes the run's stored plan: drop the other options")
         if provider:
             raise click.UsageError("--resume takes the run's stored plan: drop the other options")
-        _celery_ready(executor)
+        celery_ready(executor)
         return run_sync(_resume(resume, executor, stall_timeout, processes))
     if sum(1 for x in (domain, scenario, corpus or None) if x) > 1:
         raise click.UsageError("batch a DOMAIN, a --scenario or the --corpus: one of them")
@@ -226,7 +226,7 @@ def batch(
     given = ctx.get_parameter_source("max_failure_rate")
     rate = None if given is _DEFAULT else max_failure_rate
     if corpus:
-        _celery_ready(executor)
+        celery_ready(executor)
         store = _store()
         params = parameters(approval, temperature, max_turns, max_tokens, max_failure_rate,
                             max_transient)  # fmt: skip
@@ -242,7 +242,7 @@ def batch(
             store.close()
             raise
         store.close()
-        return run_sync(_run(plan, not no_history, executor, stall_timeout, processes))
+        return run_sync(drive_plan(plan, not no_history, executor, stall_timeout, processes))
     try:
         if scenario is not None:
             plan = scenario_flags_plan(
@@ -259,11 +259,11 @@ def batch(
             )  # fmt: skip
     except BatchError as exc:
         raise click.UsageError(one_line(str(exc))) from None
-    _celery_ready(executor)
-    return run_sync(_run(plan, not no_history, executor, stall_timeout, processes))
+    celery_ready(executor)
+    return run_sync(drive_plan(plan, not no_history, executor, stall_timeout, processes))
 
 
-def _celery_ready(executor: str) -> None:
+def celery_ready(executor: str) -> None:
     """The celery executor's extra, shared store and broker settings, or one line (exit 2)."""
     if executor != "celery":
         return
@@ -275,7 +275,8 @@ def _celery_ready(executor: str) -> None:
         raise click.UsageError(one_line(str(exc))) from None
 
 
-async def _run(plan: Any, history: bool, executor: str, stall: float, processes: int) -> int:
+async def drive_plan(plan: Any, history: bool, executor: str, stall: float, processes: int) -> int:
+    """Open a run of ``plan`` and drive it to its summary on the executor (the exit code)."""
     from agentic_eval.batch import open_run
 
     _broker_reachable(executor)

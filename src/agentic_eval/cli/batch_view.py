@@ -76,6 +76,7 @@ def summary_lines(s: Any) -> list[str]:
     lines = [
         f"run: {s.run_id} ({s.status})",
         *corpus_lines(s),
+        *step_lines(s),
         f"samples: {s.samples}" + (f" of {len(s.plan.keys)} planned" if s.missing else ""),
         f"passed: {c['passed']}",
         f"check_failed: {c['check_failed']}",
@@ -114,3 +115,23 @@ def corpus_lines(s: Any) -> list[str]:
         f"{runs.get('rejected', 0)} samples); the decisions: agentic-eval corpus samples "
         f"{s.run_id}"
     ]
+
+
+def step_lines(s: Any) -> list[str]:
+    """A workflow batch: per step, attempts, approvals, rejections (each reason with its count)
+    and attempts that broke, read from the jobs it drove."""
+    if not s.steps:
+        return []
+    drive = s.plan.drive
+    lines = [
+        f"jobs: {len(s.plan.keys)} from fixture {drive.fixture}, the operator "
+        f"{drive.operator} deciding every step (at most {drive.max_attempts} attempts a step)",
+        f"{'step':16} {'attempts':>8} {'approved':>8} {'rejected':>8} {'broke':>6}",
+    ]
+    for t in s.steps:
+        lines.append(f"{t.step:16} {t.attempts:>8} {t.approvals:>8} {t.rejections:>8} {t.broke:>6}")
+        for reason, n in t.reasons.most_common(5):
+            lines.append(f"  rejected {n}x: {one_line(reason, 300)}")
+        if len(t.reasons) > 5:
+            lines.append(f"  ... and {len(t.reasons) - 5} other reason(s)")
+    return lines

@@ -25,6 +25,7 @@ from sqlalchemy import (
     func,
     insert,
     select,
+    true,
     update,
 )
 from sqlalchemy.engine import Connection, make_url
@@ -264,19 +265,21 @@ class Store(HistoryRows):
                 update(EvalRun).where(EvalRun.id == run_id).values(heartbeat_at=datetime.now(UTC))
             )
 
-    def gate_counts(self, run_id: str) -> dict[str, int]:
+    def gate_counts(self, run_id: str, *, judged: bool = True) -> dict[str, int]:
         """Samples by outcome, plus ``hard_gate_failures``, read from the rows (GROUP BY): the
-        samples the gate judges, so never a corpus sample whose human verdict was rejected."""
+        samples the gate judges, so never a corpus sample whose human verdict was rejected
+        (``judged=False``: every stored sample, as progress counts them)."""
+        only = _GATED if judged else true()
         with self._begin("read the gate") as conn:
             rows = conn.execute(
                 select(EvalSample.outcome, func.count())
-                .where(EvalSample.run_id == run_id, _GATED)
+                .where(EvalSample.run_id == run_id, only)
                 .group_by(EvalSample.outcome)
             ).all()
             hard = conn.execute(
                 select(func.count())
                 .select_from(EvalSample)
-                .where(EvalSample.run_id == run_id, _GATED, EvalSample.hard_gate_failed.is_(True))
+                .where(EvalSample.run_id == run_id, only, EvalSample.hard_gate_failed.is_(True))
             ).scalar_one()
         counts = {kind: 0 for kind in ("passed", "check_failed", "error", "transient")}
         counts.update({str(outcome): int(n) for outcome, n in rows})

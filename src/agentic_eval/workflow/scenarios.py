@@ -81,6 +81,19 @@ class AgentScenario:
         return [reason for _, reason in self.rejections]
 
 
+@dataclass(frozen=True)
+class JobFixture:
+    """What a whole job starts from (``workflow batch --fixture NAME``): the requirements and
+    seeded inputs every step of the workflow reads."""
+
+    name: str
+    workflow: WorkflowDefinition
+    description: str
+    requirements: Mapping[str, Any]
+    inputs: Mapping[str, Any]
+    """Keys starting ``_`` configure the stubbed tools and are not shown to the agent."""
+
+
 ScenarioSource = Callable[[], list[AgentScenario]]
 
 
@@ -88,6 +101,31 @@ def _sources() -> list[ScenarioSource]:
     from agentic_eval.workflow.lead_intel.scenarios import build_scenarios
 
     return [build_scenarios]
+
+
+def job_fixtures() -> dict[str, JobFixture]:
+    """Every job fixture, by name.
+
+    Raises:
+        FixtureError: When the fixtures they are built from are invalid (one line).
+    """
+    from agentic_eval.workflow.lead_intel.scenarios import build_job_fixtures
+
+    return {f.name: f for f in build_job_fixtures()}
+
+
+def get_job_fixture(name: str) -> JobFixture:
+    """The job fixture called ``name``.
+
+    Raises:
+        UnknownScenario: Naming the known ones (and the closest match).
+    """
+    known = job_fixtures()
+    if name in known:
+        return known[name]
+    close = difflib.get_close_matches(name, list(known), n=1)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    raise UnknownScenario(f"unknown job fixture {name!r}{hint}; known: {', '.join(known)}")
 
 
 def workflows() -> dict[str, WorkflowDefinition]:

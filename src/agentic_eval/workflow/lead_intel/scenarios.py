@@ -18,7 +18,7 @@ from agentic_eval.workflow.lead_intel.checks import assert_revenue_not_on_file
 from agentic_eval.workflow.lead_intel.fixtures import SourceSet, external_fixtures, load_fixtures
 from agentic_eval.workflow.lead_intel.outputs import FACT_NAMES
 from agentic_eval.workflow.lead_intel.templates import LEAD_INTELLIGENCE, SOURCE_SET
-from agentic_eval.workflow.scenarios import AgentScenario
+from agentic_eval.workflow.scenarios import AgentScenario, JobFixture
 
 COMPANY = "Acme Widgets Ltd"
 WEBSITE = "https://acme-widgets.example/about"
@@ -125,4 +125,35 @@ def _build() -> list[AgentScenario]:
             upstream={"research": research_brief(filed), "synthesize": verified_intel(filed)},
             **common,
         ),
+    ]
+
+
+def build_job_fixtures() -> list[JobFixture]:
+    """A whole lead-intelligence job per source set: research the company, verify the facts,
+    draft the offer from the operator's pricing notes (``workflow batch --fixture NAME``).
+
+    Raises:
+        FixtureError: When the fixtures lack what a job needs (one line).
+    """
+    try:
+        fixtures = load_fixtures()
+        notes = fixtures.notes("acme-2026-11")
+    except KeyError as exc:
+        raise FixtureError(
+            f"{load_fixtures.path()}: the lead-intelligence jobs need {exc.args[0]}, which these "
+            "fixtures do not have"
+        ) from None
+    requirements = {
+        "company": COMPANY, "website": WEBSITE, "facts": FACTS, "client": COMPANY,
+        "services": SERVICES,
+    }  # fmt: skip
+    return [
+        JobFixture(
+            name=source_set.id,
+            workflow=LEAD_INTELLIGENCE,
+            description=source_set.description,
+            requirements=requirements,
+            inputs={SOURCE_SET: source_set.id, "pricing_notes": notes.text},
+        )
+        for source_set in fixtures.source_sets
     ]
