@@ -22,6 +22,7 @@ from agentic_eval.cli.step import step
 from agentic_eval.cli.worker import worker
 from agentic_eval.cli.workflow import workflow
 from agentic_eval.cli.workflow_batch import workflow_batch
+from agentic_eval.cli.workflow_people import users, workflow_run
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -53,5 +54,7 @@ cli.add_command(batch)
 cli.add_command(scenarios_cmd, name="scenarios")
 cli.add_command(workflow)
 workflow.add_command(workflow_batch, name="batch")
+workflow.add_command(workflow_run, name="run")
+workflow.add_command(users, name="users")
 cli.add_command(corpus)
 cli.add_command(worker)

@@ -138,6 +138,11 @@ class WorkflowReads:
         with self._session("read a user") as s:
             return rows.user(self._user_row(s, user_id))
 
+    def users(self) -> list[User]:
+        """Every user, oldest first."""
+        with self._session("read the users") as s:
+            return [rows.user(r) for r in s.scalars(select(WfUser).order_by(WfUser.seq))]
+
     def user_named(self, name: str) -> User:
         """A user by name; :class:`NotFound` if there is none."""
         with self._session("read a user") as s:
