@@ -153,3 +153,22 @@ def test_the_role_choices_are_the_workflows_roles() -> None:
     from agentic_eval.workflow.records import ROLES as WORKFLOW_ROLES
 
     assert ROLES == WORKFLOW_ROLES
+
+
+def test_step_job_alone_lists_the_jobs_a_step_can_be_replayed_from(
+    isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["step", "--job"]) == 0
+    assert "no job has a claimed step yet" in capsys.readouterr().out
+    wf = Workflow(_store(isolated_home))
+    olivia = wf.ensure_user("olivia", "operator")
+    s = ReplSession(wf, olivia, ScriptedBackend("reference", AGENTS["reference"]),
+                    RunSettings("scripted:reference"))  # fmt: skip
+    asyncio.run(s.execute("new acme-widgets-a"))
+    asyncio.run(s.execute("run"))
+    unclaimed = wf.create_job(s.job.template_key, created_by=olivia.id)  # type: ignore[union-attr]
+    capsys.readouterr()
+    assert main(["step", "--job"]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    assert line.startswith(f"{s.job.id}  lead_intelligence  real  in_progress  research (")  # type: ignore[union-attr]
+    assert unclaimed.id not in line

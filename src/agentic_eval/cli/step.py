@@ -43,7 +43,14 @@ class StepOptions:
 
 @click.command()
 @click.option("--scenario", default=None, help="A registered scenario (see --list).")
-@click.option("--job", default=None, help="Replay a real job's step, as its first attempt saw it.")
+@click.option(
+    "--job",
+    default=None,
+    is_flag=False,
+    flag_value="",
+    help="Replay a real job's step, as its first attempt saw it (--job alone lists the jobs a "
+    "step can be replayed from).",
+)
 @click.option(
     "--step",
     "step_key",
@@ -124,6 +131,7 @@ def step(
       agentic-eval step --scenario synthesize.after_rejection --show-prompt
       agentic-eval step --scenario synthesize.missing_revenue --agent learner --interactive
       agentic-eval step --scenario synthesize.grounded --backend replay --agent reference
+      agentic-eval step --job
       agentic-eval step --job 6f1c... --step synthesize --agent reference
     """
     from agentic_eval.cli.step_run import execute_step, list_scenarios
@@ -132,6 +140,10 @@ def step(
         if scenario is not None or job is not None:
             raise click.UsageError("--list lists every scenario; drop --scenario/--job")
         return list_scenarios()
+    if job == "" and scenario is None and step_key is None:
+        from agentic_eval.cli.step_run import list_jobs
+
+        return list_jobs()
     for flag, value in (
         ("--scenario", scenario),
         ("--job", job),

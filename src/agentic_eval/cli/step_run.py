@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,6 +17,7 @@ from agentic_eval.cli.step_view import ShowingBackend, echo, print_attempt, prin
 from agentic_eval.cli.workflow import ClaimGuard, Interrupted
 from agentic_eval.core.text import one_line
 from agentic_eval.domains.fixtures import FixtureError
+from agentic_eval.evaluation.driving import review_of
 from agentic_eval.evaluation.scenario import (
     MAX_REJECTIONS,
     OPERATOR,
@@ -29,6 +31,7 @@ from agentic_eval.recordings.layout import LabelError, agent_dir, check_label
 from agentic_eval.recordings.replay import ReplayBackend
 from agentic_eval.store.db import Store, StoreError
 from agentic_eval.workflow.errors import WorkflowError
+from agentic_eval.workflow.operators import OperatorDecision, Review
 from agentic_eval.workflow.scenarios import (
     AgentScenario,
     UnknownScenario,
@@ -54,6 +57,39 @@ def list_scenarios() -> int:
             f"{s.name}\t{s.workflow.key}/{s.template}\tagent {s.agent}\t"
             f"max failure rate {s.max_failure_rate:g}\tchecks: {checks}\t{s.description}"
         )
+    return 0
+
+
+def list_jobs(limit: int = 30) -> int:
+    """The jobs a step can be replayed from (a step claimed at least once), newest first: id,
+    template, origin, state, and each claimed step with its first claim's time."""
+    from agentic_eval.cli.workflow import open_workflow
+
+    wf = open_workflow()
+    try:
+        shown = 0
+        for job in wf.jobs():
+            claims: dict[str, datetime] = {}
+            for c in wf.claims(job.id):
+                claims.setdefault(c.step_key, c.claimed_at)
+            if not claims:
+                continue
+            steps = ", ".join(
+                f"{k} ({at.isoformat(timespec='seconds')})" for k, at in claims.items()
+            )
+            echo(f"{job.id}  {job.template_key}  {job.origin}  {job.state}  {steps}")
+            shown += 1
+            if shown >= limit:
+                echo(
+                    f"(the newest {limit}; `agentic-eval corpus list` filters by template and time)"
+                )
+                break
+        if not shown:
+            echo("no job has a claimed step yet: nothing to replay (`step --scenario` seeds one)")
+    except (WorkflowError, StoreError) as exc:
+        raise click.ClickException(one_line(str(exc))) from None
+    finally:
+        wf.store.close()
     return 0
 
 
@@ -134,6 +170,42 @@ def _exit_code(run: StepRun) -> int:
     return 0 if kind == "passed" else 2 if kind == "transient" else 1
 
 
+class LeftUndecided(Exception):
+    """The operator at the terminal chose to leave the attempt undecided."""
+
+
+class PromptOperator:
+    """The person at the terminal as the operator (``step --interactive``): approve, reject
+    with a reason, or quit (the attempt stays submitted, undecided)."""
+
+    name = OPERATOR
+
+    def __init__(self, guard: ClaimGuard) -> None:
+        self.guard = guard
+
+    async def __call__(self, review: Review) -> OperatorDecision:
+        if review.outcome.kind != "passed":
+            echo(
+                f"note: this attempt ended {review.outcome.kind}; approving it is the operator's "
+                "call"
+            )
+        with self.guard.blocking():
+            choice = click.prompt(
+                "operator decision",
+                type=click.Choice(["approve", "reject", "quit"]),
+                show_choices=True,
+            )
+        if choice == "quit":
+            raise LeftUndecided
+        if choice == "approve":
+            return OperatorDecision.approve()
+        reason = ""
+        while not reason.strip():
+            with self.guard.blocking():
+                reason = str(click.prompt("rejection reason (fed back to the agent)"))
+        return OperatorDecision.reject(reason.strip())
+
+
 async def _interact(
     wf: Workflow,
     s: AgentScenario,
@@ -143,6 +215,7 @@ async def _interact(
     mode: StepMode,
     guard: ClaimGuard,
 ) -> StepRun:
+    operator = PromptOperator(guard)
     rejections = 0
     while True:
         transcript = run.case.transcript
@@ -155,34 +228,22 @@ async def _interact(
                 "the last attempt stays submitted, undecided"
             )
             return run
-        if run.outcome.kind != "passed":
-            echo(
-                f"note: this attempt ended {run.outcome.kind}; approving it is the operator's call"
-            )
-        with guard.blocking():
-            choice = click.prompt(
-                "operator decision",
-                type=click.Choice(["approve", "reject", "quit"]),
-                show_choices=True,
-            )
-        if choice == "quit":
+        try:
+            decision = await operator(review_of(wf, run))
+        except LeftUndecided:
             echo("left undecided: the attempt stays submitted")
             return run
-        if choice == "approve":
-            operator = wf.ensure_user(OPERATOR, role="operator")
-            wf.decide(run.attempt_id, operator.id, "approve")
+        if decision.decision == "approve":
+            me = wf.ensure_user(operator.name, role="operator")
+            wf.decide(run.attempt_id, me.id, "approve")
             echo(f"approved: step {run.step_key} of job {run.job_id}")
             return run
-        reason = ""
-        while not reason.strip():
-            with guard.blocking():
-                reason = str(click.prompt("rejection reason (fed back to the agent)"))
         rejections += 1
-        echo(f"=== rejected ({rejections}/{MAX_REJECTIONS}): {reason.strip()}")
+        echo(f"=== rejected ({rejections}/{MAX_REJECTIONS}): {decision.reason}")
         run = await reject_and_retry(
             wf,
             run,
-            reason.strip(),
+            decision.reason,
             workflow=s.workflow,
             backend=backend,
             settings=settings,

@@ -18,12 +18,14 @@ from typing import Any, cast
 from agentic_eval.backends.base import ModelBackend, sample_transcript_ref
 from agentic_eval.backends.spec import BackendKind
 from agentic_eval.checks.base import Check
+from agentic_eval.core.aio import run as run_sync
 from agentic_eval.core.results import Outcome
 from agentic_eval.evaluation.gate import build_scorecard
 from agentic_eval.evaluation.persist import sample_row
 from agentic_eval.evaluation.runner import CaseRun, produced_by, run_case
 from agentic_eval.evaluation.settings import RunSettings
 from agentic_eval.recordings.compare import scorecard_sha256
+from agentic_eval.workflow.operators import Operator, OperatorDecision, Recorded, Review
 from agentic_eval.workflow.records import Retrieval, User
 from agentic_eval.workflow.scenarios import AgentScenario
 from agentic_eval.workflow.service import Workflow
@@ -144,31 +146,58 @@ def agent_user(wf: Workflow, backend: ModelBackend) -> User:
 
 
 def seed_job(wf: Workflow, scenario: AgentScenario) -> str:
-    """Create the scenario's job and bring it, through the services, to where the agent starts.
+    """:func:`seed` from synchronous code (not inside a running event loop).
+
+    Returns:
+        The job id.
+    """
+    return run_sync(seed(wf, scenario))
+
+
+def seeding_operator(scenario: AgentScenario) -> Operator:
+    """The eval's operator of a scenario's job: it approves each seeded upstream output, then
+    rejects each seeded earlier attempt with its reason (decisions recorded in the scenario)."""
+    upstream = [OperatorDecision.approve() for _ in scenario.workflow.upstream(scenario.template)]
+    earlier = [OperatorDecision.reject(reason) for _, reason in scenario.rejections]
+    return Recorded(OPERATOR, [*upstream, *earlier])
+
+
+async def seed(wf: Workflow, scenario: AgentScenario, operator: Operator | None = None) -> str:
+    """Create the scenario's job and bring it, through the services, to where the agent starts:
+    each upstream step claimed, finished with its seeded output and decided, then each earlier
+    attempt of the step; ``operator`` decides them (default :func:`seeding_operator`).
 
     Returns:
         The job id.
     """
     flow = scenario.workflow
-    operator = wf.ensure_user(OPERATOR, role="operator")
+    decider = operator or seeding_operator(scenario)
+    me = wf.ensure_user(decider.name, role="operator")
     seeder = wf.ensure_user(SEEDER, role="worker")
     wf.ensure_template(flow.key, flow.step_keys(), title=flow.title)
     job = wf.create_job(
         flow.key,
-        created_by=operator.id,
+        created_by=me.id,
         requirements=scenario.requirements,
         inputs=scenario.inputs,
         title=f"scenario {scenario.name}",
         origin="scenario",  # its seeded decisions are the eval's, never a human's
     )
-    for key in flow.upstream(scenario.template):
+    seeded = [
+        (key, scenario.upstream[key], "seeded upstream") for key in flow.upstream(scenario.template)
+    ]
+    seeded += [
+        (scenario.template, output, "seeded earlier attempt") for output, _ in scenario.rejections
+    ]
+    for key, output, note in seeded:
         claim = wf.claim_step(job.id, key, seeder.id)
-        attempt = wf.finish_attempt(claim.id, scenario.upstream[key], note="seeded upstream")
-        wf.decide(attempt.id, operator.id, "approve")
-    for output, reason in scenario.rejections:
-        claim = wf.claim_step(job.id, scenario.template, seeder.id)
-        attempt = wf.finish_attempt(claim.id, output, note="seeded earlier attempt")
-        wf.decide(attempt.id, operator.id, "reject", reason)
+        attempt = wf.finish_attempt(claim.id, output, note=note)
+        review = Review(
+            job=job, step_key=key, attempt_number=attempt.number, output=attempt.output,
+            outcome=Outcome(kind="passed"), checks=(), feedback=tuple(attempt.feedback),
+        )  # fmt: skip
+        decision = await decider(review)
+        wf.decide(attempt.id, me.id, decision.decision, decision.reason)
     return job.id
 
 
@@ -272,7 +301,7 @@ async def run_scenario(
     otherwise kept as (a batch writes every epoch into its own run). Never raises for agent,
     provider or suite-code failures: each is an outcome.
     """
-    job_id = seed_job(wf, scenario)
+    job_id = await seed(wf, scenario)
     return await attempt_step(
         wf,
         job_id,
