@@ -115,3 +115,37 @@ def test_an_agents_attempt_keeps_what_its_fetches_returned(tmp_path: Path) -> No
     assert [(r.source, r.text) for r in kept] == fetched
     assert _count(wf, WfRetrieval) >= len(fetched)
     wf.store.close()
+
+
+def test_retrievals_kept_before_titles_were_read_back_as_found_and_untitled(
+    tmp_path: Path,
+) -> None:
+    """Migration 0011 adds the title and the found flag: a retrieval kept at 0010 reads back
+    found, with no title; downgrading drops them (and the corpus stamps) again."""
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import text
+
+    import agentic_eval.store.db as db
+    from agentic_eval.workflow.records import Retrieval
+
+    store = Store(f"sqlite:///{tmp_path / 'old.db'}")
+    wf = Workflow(store)
+    kept = wf.finish_attempt(_claim(wf), {}, retrievals=[Retrieval("u", "page", "Title")])
+    assert [(r.title, r.found) for r in wf.retrievals(kept.id)] == [("Title", True)]
+    cfg = Config()
+    cfg.set_main_option("script_location", str(Path(db.__file__).parent / "migrations"))
+    with store.engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "0010")
+        columns = {r[1] for r in conn.execute(text("PRAGMA table_info(wf_retrieval)"))}
+        assert not columns & {"title", "found"}
+        samples = {r[1] for r in conn.execute(text("PRAGMA table_info(eval_sample)"))}
+        assert not samples & {"source_job_id", "case_verdict"}
+        db._upgrade(conn)  # pyright: ignore[reportPrivateUsage]
+    store.close()
+    again = Workflow(Store(f"sqlite:///{tmp_path / 'old.db'}"))
+    assert [(r.source, r.text, r.title, r.found) for r in again.retrievals(kept.id)] == [
+        ("u", "page", None, True)
+    ]
+    again.store.close()

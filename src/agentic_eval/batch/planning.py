@@ -197,13 +197,7 @@ def corpus_plan(
         raise BatchError(f"the corpus's jobs are of template {templates[0]!r}, which is not a "
                          f"workflow defined here (known: {', '.join(workflows())})")  # fmt: skip
     suite = templates[0]
-    if spec.kind == "scripted":
-        from agentic_eval.workflow.scenarios import scripted_agents
-
-        known, name = scripted_agents(suite), spec.agent or "reference"
-        if name not in known:
-            raise BatchError(f"{suite} has no scripted agent {name!r} "
-                             f"({', '.join(sorted(known)) or 'none'})")  # fmt: skip
+    _scripted_agent_exists(spec, suite)
     entries = tuple(
         CorpusEntry(
             case=case_name(c.job.id, c.step_key),
@@ -256,7 +250,7 @@ def workflow_plan(
             supported for a workflow batch yet).
     """
     from agentic_eval.batch.run import BatchError
-    from agentic_eval.workflow.scenarios import UnknownScenario, get_job_fixture, scripted_agents
+    from agentic_eval.workflow.scenarios import UnknownScenario, get_job_fixture
 
     if spec.kind == "replay" or spec.record:
         raise BatchError("a workflow batch runs a scripted or live agent (replay and --record "
@@ -266,11 +260,7 @@ def workflow_plan(
     except UnknownScenario as exc:
         raise BatchError(str(exc)) from None
     suite = f.workflow.key
-    if spec.kind == "scripted":
-        known, name = scripted_agents(suite), spec.agent or "reference"
-        if name not in known:
-            raise BatchError(f"{suite} has no scripted agent {name!r} "
-                             f"({', '.join(sorted(known)) or 'none'})")  # fmt: skip
+    _scripted_agent_exists(spec, suite)
     return RunPlan(
         kind="workflow",
         suite=suite,
@@ -282,3 +272,20 @@ def workflow_plan(
         gate=gate,
         drive=WorkflowDrive(fixture=f.name, operator=operator, max_attempts=max_attempts),
     )
+
+
+def _scripted_agent_exists(spec: BackendSpec, suite: str) -> None:
+    """A scripted spec names one of the workflow ``suite``'s agents.
+
+    Raises:
+        BatchError: Naming the agents it has.
+    """
+    from agentic_eval.batch.run import BatchError
+    from agentic_eval.workflow.scenarios import scripted_agents
+
+    if spec.kind != "scripted":
+        return
+    known, name = scripted_agents(suite), spec.agent or "reference"
+    if name not in known:
+        raise BatchError(f"{suite} has no scripted agent {name!r} "
+                         f"({', '.join(sorted(known)) or 'none'})")  # fmt: skip

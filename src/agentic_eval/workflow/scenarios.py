@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
@@ -21,6 +21,7 @@ from agentic_eval.checks.base import Check
 from agentic_eval.workflow.steps import KeptRetrievals, WorkflowDefinition, merge_checks
 
 DEFAULT_SCENARIO_FAILURE_RATE = 0.01
+T = TypeVar("T")
 
 
 class UnknownScenario(KeyError):
@@ -120,12 +121,7 @@ def get_job_fixture(name: str) -> JobFixture:
     Raises:
         UnknownScenario: Naming the known ones (and the closest match).
     """
-    known = job_fixtures()
-    if name in known:
-        return known[name]
-    close = difflib.get_close_matches(name, list(known), n=1)
-    hint = f" (did you mean {close[0]}?)" if close else ""
-    raise UnknownScenario(f"unknown job fixture {name!r}{hint}; known: {', '.join(known)}")
+    return _named("job fixture", name, job_fixtures())
 
 
 def workflows() -> dict[str, WorkflowDefinition]:
@@ -156,12 +152,16 @@ def get_scenario(name: str) -> AgentScenario:
     Raises:
         UnknownScenario: Naming the known ones (and the closest match).
     """
-    known = scenarios()
+    return _named("scenario", name, scenarios())
+
+
+def _named(what: str, name: str, known: Mapping[str, T]) -> T:
+    """``known[name]``, or :class:`UnknownScenario` naming the known ones and the closest."""
     if name in known:
         return known[name]
     close = difflib.get_close_matches(name, list(known), n=1)
     hint = f" (did you mean {close[0]}?)" if close else ""
-    raise UnknownScenario(f"unknown scenario {name!r}{hint}; known: {', '.join(known)}")
+    raise UnknownScenario(f"unknown {what} {name!r}{hint}; known: {', '.join(known)}")
 
 
 def scripted_agents(workflow_key: str) -> dict[str, ScriptedAgent]:
