@@ -326,8 +326,9 @@ def test_usage_errors_and_empty_histories(
     _history(runs.reference)
     assert main(["report", "retail_ops"]) == 0
     assert "only one run in this series" in capsys.readouterr().out
-    assert main(["report", "--output", str(root / "x.txt")]) == 2
-    assert "--output needs --format" in capsys.readouterr().err
+    assert main(["report", "--output", str(root / "x.json")]) == 0  # json, as run writes it
+    assert json.loads((root / "x.json").read_text())["suites"][0]["suite"] == "retail_ops"
+    assert "only one run in this series" in capsys.readouterr().out
     card = runs.naive.scorecard.model_copy(update={"domain": "other_suite"})
     other = runs.naive.model_copy(update={"suite": "other_suite", "scorecard": card})
     other_path = write_entry(other)
@@ -510,9 +511,7 @@ def test_junit_of_a_failed_gate_is_a_testcase_per_case_and_one_for_the_gate(
         assert isinstance(result, Failure)
         assert result.message is not None and result.message.startswith("regressed since run ")
         text = result.text or ""
-        names = {
-            ln.split(":", 1)[0].removesuffix(" [HARD GATE]") for ln in text.splitlines()[1:]
-        }
+        names = {ln.split(":", 1)[0].removesuffix(" [HARD GATE]") for ln in text.splitlines()[1:]}
         assert names == failing[case.name]
     assert seen == {c.case_id for c in runs.naive.scorecard.cases} | {"gate"}
 

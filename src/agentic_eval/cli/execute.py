@@ -349,7 +349,7 @@ async def execute(o: RunOptions) -> int:
         except OSError as exc:
             raise click.ClickException(f"cannot write {o.output}: {exc.strerror or exc}") from None
     notes = {job.domain.name: job.domain.description for job in plan.jobs}
-    if o.fmt == "table":
+    if o.fmt == "table" or o.output is not None:  # --output: the document to the file only
         render.print_results(results, verbose=o.verbose, notes=notes)
     else:
         click.echo(document, nl=not document.endswith("\n"))
