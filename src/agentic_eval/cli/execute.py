@@ -8,7 +8,7 @@ import dataclasses
 import signal
 import sys
 from collections.abc import Generator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import click
@@ -65,6 +65,8 @@ class Plan:
     jobs: list[Job]
     not_recorded: list[str]
     broken: list[str]
+    partial: list[str] = field(default_factory=lambda: [])
+    """Partial recordings: the cases they hold no recording of (a warning each)."""
 
 
 def _parameters(o: RunOptions) -> RunParameters:
@@ -100,15 +102,26 @@ def _replay_jobs(o: RunOptions, domain: Domain[Any], plan: Plan) -> None:
         plan.not_recorded.append(domain.name)
         return
     for agent in agents:
+        unrecorded: list[str] = []
         try:
             job = replay_plan(
                 domain, cases, o.recordings, agent, concurrency=o.concurrency,
-                full=o.pattern is None,
+                full=o.pattern is None, unrecorded=unrecorded,
             )  # fmt: skip
         except RecordingError as exc:
             plan.broken.append(f"{domain.name} / {agent}: {exc}")
             continue
-        plan.jobs.append(_job(domain, job))
+        if unrecorded:
+            shown = ", ".join(unrecorded[:8]) + (
+                f" (+{len(unrecorded) - 8} more)" if len(unrecorded) > 8 else ""
+            )
+            plan.partial.append(
+                f"{domain.name} / {agent}: {len(unrecorded)} of {len(cases)} case(s) have no "
+                f"recording (a recording made with --cases); replaying the "
+                f"{len(cases) - len(unrecorded)} recorded: not recorded: {shown}"
+            )
+        if len(unrecorded) < len(cases):
+            plan.jobs.append(_job(domain, job))
 
 
 def _spec(o: RunOptions, domain: Domain[Any]) -> BackendSpec:
@@ -373,6 +386,8 @@ async def execute(o: RunOptions) -> int:
                 f"{job.domain.name}: {len(skipped)} transient samples not recorded "
                 f"(the provider failed; such a file could never replay): {cases}"
             )
+    for line in plan.partial:
+        warn(line)
     for line in plan.broken:
         click.echo(f"agentic-eval: error: {one_line(line)}", err=True)
     for r in results:
