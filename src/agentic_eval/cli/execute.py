@@ -20,7 +20,7 @@ from agentic_eval.batch.finish import run_plan, sweep_abandoned
 from agentic_eval.batch.planning import replay_plan, suite_plan
 from agentic_eval.batch.run import plan_specs
 from agentic_eval.cli import render
-from agentic_eval.cli.common import load_cases, resolve_domains, select_cases, warn
+from agentic_eval.cli.common import CannotRun, load_cases, resolve_domains, select_cases, warn
 from agentic_eval.cli.run import RunOptions
 from agentic_eval.core.process import process_gone, this_process
 from agentic_eval.core.realdata import inside_git_work_tree
@@ -451,8 +451,10 @@ def _backend_errors(job: Job) -> Generator[None]:
         raise click.UsageError(one_line(str(exc))) from None
     except AuthenticationFailed as exc:
         provider = job.plan.backend.provider or "provider"
-        raise click.ClickException(one_line(f"{provider}: {exc}")) from None
-    except (BackendError, RecordingError) as exc:
+        raise CannotRun(one_line(f"{provider}: {exc}")) from None
+    except BackendError as exc:
+        raise CannotRun(one_line(str(exc))) from None
+    except RecordingError as exc:
         raise click.ClickException(one_line(str(exc))) from None
 
 
