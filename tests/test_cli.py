@@ -75,7 +75,9 @@ def test_readme_cli_reference_names_every_option() -> None:
 
         assert isinstance(command, click.Command)
         if isinstance(command, click.Group):
-            for name, sub in command.commands.items():
+            ctx = click.Context(command)
+            for name in command.list_commands(ctx):
+                sub = command.get_command(ctx, name)
                 words = reference.replace("|", " ").split()
                 assert name in words, f"{path} {name} is not in the README's CLI reference"
                 walk(sub, f"{path} {name}")

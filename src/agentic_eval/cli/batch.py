@@ -23,7 +23,6 @@ from agentic_eval.cli.batch_plans import (
 from agentic_eval.cli.batch_view import BatchProgress, summary_lines
 from agentic_eval.cli.common import CannotRun, warn
 from agentic_eval.cli.corpus import ORIGINS
-from agentic_eval.cli.execute import Stopper
 from agentic_eval.cli.options import (
     MOMENT,
     provider_options,
@@ -31,6 +30,7 @@ from agentic_eval.cli.options import (
     request_options,
     run_parameter_options,
 )
+from agentic_eval.cli.stopper import Stopper
 from agentic_eval.core.aio import run as run_sync
 from agentic_eval.core.text import one_line
 

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from agentic_eval.core.text import one_line
-from agentic_eval.evaluation.runner import CaseRun
+
+if TYPE_CHECKING:
+    from agentic_eval.evaluation.runner import CaseRun
 
 
 class BatchProgress:

@@ -1,28 +1,24 @@
-"""Helpers shared by commands: domain resolution, plugin warnings, one-line usage errors."""
+"""Helpers shared by commands: domain resolution, plugin warnings, one-line usage errors.
+
+Imported by most commands, so what it needs beyond click is imported where it is used: a
+command's ``--help`` must not load the domains, the loop or the recordings.
+"""
 
 from __future__ import annotations
 
 import fnmatch
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from agentic_eval.backends.base import ModelBackend
-from agentic_eval.core.case import CaseSpec
-from agentic_eval.core.realdata import inside_git_work_tree
 from agentic_eval.core.text import one_line
-from agentic_eval.domains.base import CaseFileError, Domain
-from agentic_eval.domains.fixtures import FixtureError
-from agentic_eval.domains.registry import (
-    DomainLoadError,
-    UnknownDomainError,
-    all_domains,
-    get_domain,
-    plugin_errors,
-)
-from agentic_eval.recordings.files import RecordingError
-from agentic_eval.recordings.record import ProducerMismatch, RecordingBackend
+
+if TYPE_CHECKING:
+    from agentic_eval.backends.base import ModelBackend
+    from agentic_eval.core.case import CaseSpec
+    from agentic_eval.domains.base import Domain
+    from agentic_eval.recordings.record import RecordingBackend
 
 
 class CannotRun(click.ClickException):
@@ -31,6 +27,15 @@ class CannotRun(click.ClickException):
     errors: 1 is the gate's verdict on the agent, and this is no verdict."""
 
     exit_code = 2
+
+
+def case_errors() -> tuple[type[Exception], ...]:
+    """The errors of a broken case file or fixture file, imported when one is being caught
+    (an ``except`` clause evaluates its expression only then)."""
+    from agentic_eval.domains.base import CaseFileError
+    from agentic_eval.domains.fixtures import FixtureError
+
+    return (CaseFileError, FixtureError)
 
 
 def warn(message: str) -> None:
@@ -45,6 +50,14 @@ def resolve_domains(names: tuple[str, ...]) -> list[Domain[Any]]:
         click.UsageError: For an unknown name.
         click.ClickException: For a named domain whose plugin failed to load.
     """
+    from agentic_eval.domains.registry import (
+        DomainLoadError,
+        UnknownDomainError,
+        all_domains,
+        get_domain,
+        plugin_errors,
+    )
+
     try:
         if not names:
             for name, why in plugin_errors().items():
@@ -65,7 +78,7 @@ def load_cases(domain: Domain[Any]) -> list[CaseSpec]:
     """
     try:
         return domain.load_cases()
-    except (CaseFileError, FixtureError) as exc:
+    except case_errors() as exc:
         raise click.ClickException(one_line(str(exc))) from None
 
 
@@ -91,6 +104,10 @@ def open_recorder(
         what: What is recorded, for messages (a domain or scenario name).
         real_fixtures: Whether it runs on real fixtures from ``EVAL_FIXTURE_DIR``.
     """
+    from agentic_eval.core.realdata import inside_git_work_tree
+    from agentic_eval.recordings.files import RecordingError
+    from agentic_eval.recordings.record import ProducerMismatch, RecordingBackend
+
     if real_fixtures and inside_git_work_tree(recordings):
         raise click.UsageError(
             f"{what} is using real fixtures from EVAL_FIXTURE_DIR: refusing to record into "

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import signal
 import sys
 from collections.abc import Generator
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from agentic_eval.batch.run import plan_specs
 from agentic_eval.cli import render
 from agentic_eval.cli.common import CannotRun, load_cases, resolve_domains, select_cases, warn
 from agentic_eval.cli.run import RunOptions
+from agentic_eval.cli.stopper import Stopper
 from agentic_eval.core.process import process_gone, this_process
 from agentic_eval.core.realdata import inside_git_work_tree
 from agentic_eval.core.settings import RunParameters
@@ -238,51 +238,6 @@ def plan_jobs(o: RunOptions) -> Plan:
             raise click.UsageError(f"no case matches --cases {o.pattern!r}")
         raise click.UsageError("no domain has any case to run")
     return plan
-
-
-class Stopper:
-    """SIGINT/SIGTERM: the first stops new samples from starting, the second abandons those in
-    flight. Remembers which signal came, for the exit code (130 / 143)."""
-
-    def __init__(self) -> None:
-        self.signal: int | None = None
-        self.main: asyncio.Task[Any] | None = None
-
-    def __call__(self) -> bool:
-        return self.signal is not None
-
-    def install(self) -> None:
-        loop = asyncio.get_running_loop()
-        self.main = asyncio.current_task()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            try:
-                loop.add_signal_handler(sig, self._on_signal, sig)
-            except (NotImplementedError, RuntimeError):  # not the main thread, or no support
-                return
-
-    def remove(self) -> None:
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            try:
-                loop.remove_signal_handler(sig)
-            except (NotImplementedError, RuntimeError):
-                return
-
-    def _on_signal(self, sig: int) -> None:
-        name = signal.Signals(sig).name
-        if self.signal is None:
-            self.signal = sig
-            click.echo(
-                f"agentic-eval: {name}: no new samples start; finishing those in flight "
-                f"({name} again abandons them)",
-                err=True,
-            )
-        elif self.main is not None:
-            click.echo(f"agentic-eval: {name}: abandoning the samples in flight", err=True)
-            self.main.cancel()
-
-    def exit_code(self) -> int:
-        return 128 + (self.signal or signal.SIGINT)
 
 
 async def execute(o: RunOptions) -> int:

@@ -6,10 +6,8 @@ from pathlib import Path
 
 import click
 
-from agentic_eval.cli.common import resolve_domains
+from agentic_eval.cli.common import case_errors, resolve_domains
 from agentic_eval.core.text import one_line
-from agentic_eval.domains.base import CaseFileError
-from agentic_eval.domains.fixtures import FixtureError
 
 
 @click.group()
@@ -42,7 +40,7 @@ def write(domains: tuple[str, ...], output: Path | None) -> int:
         try:
             path = write_goldens(domain, output)
             n = len(domain.build_cases())
-        except (CaseFileError, FixtureError) as exc:
+        except case_errors() as exc:
             raise click.ClickException(one_line(str(exc))) from None
         click.echo(f"{domain.name}: wrote {n} cases to {path}")
     return 0
@@ -58,7 +56,7 @@ def check(domains: tuple[str, ...]) -> int:
     for domain in resolve_domains(domains):
         try:
             problems = check_goldens(domain)
-        except (CaseFileError, FixtureError) as exc:
+        except case_errors() as exc:
             problems = [one_line(str(exc))]
         for line in problems:
             click.echo(line, err=True)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
@@ -26,10 +27,12 @@ from agentic_eval.history import (
     series_label,
 )
 from agentic_eval.history.entry import series_key
-from agentic_eval.report import PointView, history_json, history_markdown, open_store, point_view
+from agentic_eval.report import PointView, history_json, history_markdown, point_view
 from agentic_eval.report.escape import terminal_text
 from agentic_eval.report.text import rate, short_id, when
-from agentic_eval.store.db import Store
+
+if TYPE_CHECKING:
+    from agentic_eval.store.db import Store
 
 HISTORY_FORMATS = ("table", "json", "markdown")
 
@@ -111,6 +114,8 @@ def history(domains: tuple[str, ...], limit: int, fmt: str) -> int:
     The history is $AGENTIC_EVAL_HISTORY_DIR (default .agentic-eval/history).
     """
     try:
+        from agentic_eval.report import open_store
+
         suites = _suites(domains)
         store = open_store() if suites else None  # opened once, for every suite's check
         listing = [(suite, _points(suite, limit, store)) for suite in suites]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -11,7 +11,6 @@ from agentic_eval.cli.common import load_cases, resolve_domains, select_cases
 from agentic_eval.cli.options import recordings_option
 from agentic_eval.core.canonical import canonical_json
 from agentic_eval.core.text import one_line, printable, redact
-from agentic_eval.domains.base import Domain
 from agentic_eval.recordings.files import (
     RecordingError,
     list_agents,
@@ -21,6 +20,9 @@ from agentic_eval.recordings.files import (
     scorecard_path,
 )
 from agentic_eval.recordings.layout import agent_dir
+
+if TYPE_CHECKING:
+    from agentic_eval.domains.base import Domain
 
 
 def _echo(text: str) -> None:

@@ -4,26 +4,20 @@ from __future__ import annotations
 
 import os
 import time
+from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
 from rich.markup import escape as rich_escape
 from rich.table import Table
 
-from agentic_eval.cli.common import resolve_domains, warn
+from agentic_eval.cli.common import case_errors, resolve_domains, warn
 from agentic_eval.core.canonical import canonical_json
 from agentic_eval.core.text import one_line, printable
-from agentic_eval.domains.base import CaseFileError
-from agentic_eval.domains.fixtures import FixtureError
-from agentic_eval.evaluation.killmatrix import (
-    DomainMatrix,
-    KillMatrix,
-    KillMatrixError,
-    ModeRun,
-    MutantRow,
-    kill_matrix,
-)
 from agentic_eval.report.escape import markdown_cell, terminal_text
+
+if TYPE_CHECKING:  # the kill matrix imports the run path: loaded when the command runs
+    from agentic_eval.evaluation.killmatrix import DomainMatrix, KillMatrix, ModeRun, MutantRow
 
 LEGEND = (
     "cells: 'caught N' = a declared gate caught it on N cases; '0' = not in this mode (but in "
@@ -210,9 +204,11 @@ def mutants(domains: tuple[str, ...], as_json: bool, markdown: bool) -> int:
         raise click.UsageError("--json and --markdown are mutually exclusive")
     chosen = resolve_domains(domains)
     started = time.perf_counter()
+    from agentic_eval.evaluation.killmatrix import KillMatrixError, kill_matrix
+
     try:
         km = kill_matrix(chosen)
-    except (KillMatrixError, CaseFileError, FixtureError) as exc:
+    except (KillMatrixError, *case_errors()) as exc:
         raise click.ClickException(one_line(str(exc))) from None
     seconds = time.perf_counter() - started
     if not km.domains:

@@ -28,17 +28,14 @@ from agentic_eval.history import (
     pick_series,
     read_baselines,
 )
-from agentic_eval.history.verify import evidence_problems
 from agentic_eval.recordings.files import write_atomic
 from agentic_eval.report import (
     ChangeView,
     ReportView,
     SuiteReport,
-    TranscriptFinder,
     counts_line,
     flip_lines,
     headline,
-    open_store,
     report_html,
     report_json,
     report_junit,
@@ -128,6 +125,9 @@ def checked_report(
         if domains and only not in domains:
             raise click.UsageError(f"the run given is a run of {only}, not of {', '.join(domains)}")
         suites = [only]
+    from agentic_eval.history.verify import evidence_problems
+    from agentic_eval.report import TranscriptFinder, open_store
+
     store = open_store()
     finder = TranscriptFinder(store) if transcripts else None
     reports: list[SuiteReport] = []

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from agentic_eval.cli.lazy import LazyCommand, LazyGroup
 from agentic_eval.core.text import one_line, printable
 
 if TYPE_CHECKING:
@@ -161,7 +162,23 @@ def _when(claim: Claim | ReleasedClaim) -> str:
     return f"lease expired at {claim.lease_expires_at.isoformat()}"
 
 
-@click.group()
+@click.group(
+    cls=LazyGroup,
+    lazy={
+        "batch": LazyCommand(
+            "agentic_eval.cli.workflow_batch:workflow_batch",
+            "Drive --runs jobs from --fixture through every step of the workflow",
+        ),
+        "run": LazyCommand(
+            "agentic_eval.cli.workflow_people:workflow_run",
+            "Work jobs by hand, as operator NAME: the interactive operator REPL.",
+        ),
+        "users": LazyCommand(
+            "agentic_eval.cli.workflow_people:users",
+            "The workflow's users: operators decide (approve, reject, submit)",
+        ),
+    },
+)
 def workflow() -> None:
     """Operate the governed workflow's store (jobs live in $AGENTIC_EVAL_HOME or
     AGENTIC_EVAL_DATABASE_URL).

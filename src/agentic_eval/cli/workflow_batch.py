@@ -7,8 +7,6 @@ from typing import Any, Literal
 
 import click
 
-from agentic_eval.cli.batch import celery_ready, drive_plan
-from agentic_eval.cli.batch_plans import backend_spec, parameters
 from agentic_eval.cli.options import provider_options, request_options, run_parameter_options
 from agentic_eval.core.aio import run as run_sync
 from agentic_eval.core.text import one_line
@@ -101,6 +99,9 @@ def workflow_batch(
         raise click.UsageError("a live workflow batch needs --provider and --model")
     if mode != "live" and (base_url or model):
         raise click.UsageError("--model and --base-url apply to live batches (with --provider)")
+    from agentic_eval.cli.batch import celery_ready, drive_plan
+    from agentic_eval.cli.batch_plans import backend_spec, parameters
+
     spec: Any
     if mode == "scripted":
         from agentic_eval.backends.spec import BackendSpec

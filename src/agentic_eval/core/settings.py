@@ -12,6 +12,8 @@ from agentic_eval.core.messages import Frozen
 from agentic_eval.core.results import ApprovalMode
 
 DEFAULT_MAX_TURNS = 12
+MAX_REJECTIONS = 3
+"""``step --interactive``: how many times the operator may reject before the loop ends."""
 DEFAULT_MAX_TOKENS = 1024
 DEFAULT_TEMPERATURE = 0.0
 DEFAULT_MAX_FAILURE_RATE = 0.01

@@ -20,6 +20,7 @@ from agentic_eval.backends.spec import BackendKind
 from agentic_eval.checks.base import Check
 from agentic_eval.core.aio import run as run_sync
 from agentic_eval.core.results import Outcome
+from agentic_eval.core.settings import MAX_REJECTIONS as MAX_REJECTIONS
 from agentic_eval.evaluation.gate import build_scorecard
 from agentic_eval.evaluation.persist import sample_row
 from agentic_eval.evaluation.runner import CaseRun, produced_by, run_case
@@ -33,8 +34,6 @@ from agentic_eval.workflow.steps import KeptRetrievals, WorkflowDefinition, step
 
 OPERATOR = "eval-operator"
 """The operator user who seeds scenario jobs and approves or rejects their steps."""
-MAX_REJECTIONS = 3
-"""``step --interactive``: how many times the operator may reject before the loop ends."""
 SEEDER = "eval-seeder"
 """The worker user whose attempts stand for the seeded upstream steps and earlier rejections."""
 

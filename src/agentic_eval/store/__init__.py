@@ -1,6 +1,33 @@
-"""Persistence of runs and samples (SQLAlchemy 2, Alembic migrations)."""
+"""Persistence of runs and samples (SQLAlchemy 2, Alembic migrations).
 
-from agentic_eval.store.db import Store, StoreError, database_url, home_dir
-from agentic_eval.store.models import EvalRun, EvalSample
+The names are loaded on first use (PEP 562): importing one submodule does not import the
+rest of the package with it."""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agentic_eval.store.db import Store, StoreError, database_url, home_dir
+    from agentic_eval.store.models import EvalRun, EvalSample
+
+_WHERE: dict[str, tuple[str, str]] = {
+    "Store": ("agentic_eval.store.db", "Store"),
+    "StoreError": ("agentic_eval.store.db", "StoreError"),
+    "database_url": ("agentic_eval.store.db", "database_url"),
+    "home_dir": ("agentic_eval.store.db", "home_dir"),
+    "EvalRun": ("agentic_eval.store.models", "EvalRun"),
+    "EvalSample": ("agentic_eval.store.models", "EvalSample"),
+}
 
 __all__ = ["EvalRun", "EvalSample", "Store", "StoreError", "database_url", "home_dir"]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, attribute = _WHERE[name]
+    value = getattr(importlib.import_module(module), attribute)
+    globals()[name] = value
+    return value

@@ -1,0 +1,106 @@
+"""Fast to start (issue 20, part 6): ``--help`` of every command, ``list`` and ``show`` import
+only what they use. The group's command list is built from summaries, importing no command;
+each command's ``--help`` imports its own module and what its options need: never a provider
+SDK, SQLAlchemy's dialects or the run path (the loop, the store, the batch machinery).
+Timings are the benchmark's (``bench/startup.py``); this holds the import graph."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import click
+import pytest
+
+from agentic_eval.cli.app import COMMANDS, cli
+from agentic_eval.cli.lazy import LazyGroup, load
+
+FORBIDDEN = (
+    "anthropic",
+    "openai",
+    "httpx",
+    "celery",
+    "sqlalchemy.dialects",
+    "sqlalchemy.orm",
+    "alembic",
+    "agentic_eval.agent.loop",
+    "agentic_eval.evaluation.runner",
+    "agentic_eval.evaluation.session",
+    "agentic_eval.store.db",
+    "agentic_eval.batch",
+    "agentic_eval.workers",
+)
+"""What no ``--help`` may import (a module or any module under it): the SDKs, the store's engine
+and dialects, the loop, the runner, the batch machinery, the workers."""
+
+_PROBE = r"""
+import json, sys
+from agentic_eval.cli.main import main
+try:
+    main(json.loads(sys.argv[1]))
+except SystemExit:
+    pass
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def _imported(*args: str) -> list[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, json.dumps(list(args))],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _commands() -> list[tuple[str, ...]]:
+    paths: list[tuple[str, ...]] = [()]
+    ctx = click.Context(cli)
+    for name in cli.list_commands(ctx):
+        paths.append((name,))
+        command = cli.get_command(ctx, name)
+        if isinstance(command, click.Group):
+            sub_ctx = click.Context(command)
+            paths.extend((name, sub) for sub in command.list_commands(sub_ctx))
+    return paths
+
+
+@pytest.mark.parametrize("path", _commands(), ids=lambda p: " ".join(p) or "agentic-eval")
+def test_help_imports_no_sdk_no_store_and_no_run_path(path: tuple[str, ...]) -> None:
+    modules = _imported(*path, "--help")
+    bad = sorted(
+        m for m in modules for f in FORBIDDEN if m == f or m.startswith(f + ".")
+    )
+    assert not bad, f"`agentic-eval {' '.join(path)} --help` imports {bad[:10]}"
+
+
+def test_the_group_help_lists_every_command_without_importing_one() -> None:
+    modules = _imported("--help")
+    commands = {c.target.partition(":")[0] for c in COMMANDS.values()}
+    assert not commands & set(modules), sorted(commands & set(modules))
+
+
+def test_each_summary_is_the_start_of_its_commands_own_help() -> None:
+    groups: list[LazyGroup] = [cli]
+    for group in groups:
+        for name, entry in group.lazy.items():
+            command = load(entry)
+            own = command.get_short_help_str(limit=10_000)
+            assert own.startswith(entry.summary.rstrip(".")), (name, entry.summary, own)
+            if isinstance(command, LazyGroup):
+                groups.append(command)
+
+
+def test_list_and_show_import_neither_the_store_nor_the_sdks() -> None:
+    for args in (("list", "domains"), ("show", "gate-001", "--agent", "naive")):
+        modules = _imported(*args)
+        bad = sorted(
+            m
+            for m in modules
+            for f in FORBIDDEN[:7]
+            if m == f or m.startswith(f + ".")
+        )
+        assert not bad, f"`agentic-eval {' '.join(args)}` imports {bad[:10]}"
