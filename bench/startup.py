@@ -81,7 +81,8 @@ def main() -> int:
     print(f"{'command':>28}  {'median ms':>9}  {'min ms':>7}  {'vs import pydantic_evals':>24}")
     for name, t in times.items():
         print(
-            f"{name:>28}  {median[name] * 1000:9.0f}  {min(t) * 1000:7.0f}  {median[name] / base:24.2f}"
+            f"{name:>28}  {median[name] * 1000:9.0f}  {min(t) * 1000:7.0f}  "
+            f"{median[name] / base:24.2f}"
         )
     worst = max(v for k, v in median.items() if k.startswith("agentic-eval") and "version" not in k)
     print(
