@@ -7,6 +7,7 @@ import click
 from agentic_eval._version import __version__
 from agentic_eval.cli.batch import batch
 from agentic_eval.cli.corpus import corpus
+from agentic_eval.cli.export import export
 from agentic_eval.cli.fake_provider import fake_provider
 from agentic_eval.cli.goldens import goldens
 from agentic_eval.cli.guard import guard
@@ -47,6 +48,7 @@ cli.add_command(model)
 cli.add_command(fake_provider)
 cli.add_command(mutants)
 cli.add_command(report)
+cli.add_command(export)
 cli.add_command(history)
 cli.add_command(baseline)
 cli.add_command(step)
