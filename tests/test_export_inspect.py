@@ -239,8 +239,14 @@ def test_usage_errors_are_one_line_and_exit_2(
 def test_an_empty_store_has_no_latest_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    home = Path(os.environ[HOME_ENV])
     assert main(["export", "inspect", "--latest", "--out", str(tmp_path / "out")]) == 2
     assert "the store holds no run yet" in capsys.readouterr().err
+    assert not (home / "agentic-eval.db").exists()  # never created just to be read
+    Store().migrate()  # a store that exists but holds no run says the same
+    assert main(["export", "inspect", "--latest", "--out", str(tmp_path / "out")]) == 2
+    assert "the store holds no run yet" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
 
 
 def test_a_missing_or_changed_recording_is_an_error_not_an_empty_sample(

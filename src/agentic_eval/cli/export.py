@@ -40,13 +40,15 @@ def inspect_cmd(run_id: str | None, latest: bool, fmt: str, out_dir: Path) -> in
     \b
     Example: agentic-eval export inspect --latest --out logs/
     """
-    from agentic_eval.exports.inspect import ExportError, UnknownRunError, export_run
-    from agentic_eval.store.db import Store, StoreError
+    from agentic_eval.exports.inspect import ExportError, UnknownRunError, export_run, open_store
+    from agentic_eval.store.db import StoreError
 
     if (run_id is None) == (not latest):
         raise click.UsageError("give exactly one of --run ID and --latest")
     try:
-        store = Store()
+        store = open_store()
+    except UnknownRunError as exc:
+        raise click.UsageError(one_line(str(exc))) from None
     except StoreError as exc:
         raise click.ClickException(one_line(str(exc))) from None
     try:

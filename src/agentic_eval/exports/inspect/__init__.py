@@ -11,6 +11,7 @@ from agentic_eval.exports.inspect.source import (
     StoredSample,
     UnknownRunError,
     load_run,
+    open_store,
     pick_run,
 )
 from agentic_eval.exports.inspect.write import FORMATS, InspectFormat, log_name, write_log
@@ -57,6 +58,7 @@ __all__ = [
     "export_run",
     "load_run",
     "log_name",
+    "open_store",
     "pick_run",
     "sample_id",
     "write_log",

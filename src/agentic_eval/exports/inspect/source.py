@@ -15,7 +15,7 @@ from agentic_eval.core.settings import RunParameters
 from agentic_eval.core.transcript import Transcript
 from agentic_eval.evaluation.session import stored_gate
 from agentic_eval.recordings.files import RecordingError, read_transcript
-from agentic_eval.store.db import Store
+from agentic_eval.store.db import Store, database_url
 from agentic_eval.store.models import EvalRun, EvalSample
 
 
@@ -54,6 +54,22 @@ def utc(moment: datetime | None) -> datetime | None:
     if moment is None:
         return None
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def open_store() -> Store:
+    """The configured store; a SQLite store that does not exist yet is never created just to
+    be read.
+
+    Raises:
+        UnknownRunError: The SQLite file does not exist: nothing has run here.
+        StoreError: The database cannot be opened.
+    """
+    url = database_url()
+    if url.startswith("sqlite:///"):
+        path = Path(url.removeprefix("sqlite:///"))
+        if not path.is_file():
+            raise UnknownRunError(f"the store holds no run yet ({path} does not exist)")
+    return Store(url)
 
 
 def pick_run(store: Store, run_id: str | None) -> EvalRun:

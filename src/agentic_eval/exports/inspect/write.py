@@ -18,13 +18,19 @@ from pathlib import Path
 from typing import IO, Any, Literal
 
 from agentic_eval.exports.inspect.build import InspectLog
+from agentic_eval.exports.inspect.source import ExportError
 
 InspectFormat = Literal["eval", "json"]
 FORMATS: tuple[InspectFormat, ...] = ("eval", "json")
 
 
 def _json(value: Any, indent: int | None = None) -> bytes:
-    return json.dumps(value, ensure_ascii=False, allow_nan=False, indent=indent).encode("utf-8")
+    """Strict JSON (Inspect's reader refuses NaN and infinities, so they are refused here)."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False, indent=indent)
+    except ValueError as exc:
+        raise ExportError(f"the log cannot be written as strict JSON: {exc}") from None
+    return text.encode("utf-8")
 
 
 def log_name(log: InspectLog, fmt: InspectFormat) -> str:
@@ -69,6 +75,7 @@ def write_log(log: InspectLog, out_dir: Path, fmt: InspectFormat = "eval") -> Pa
     """Write ``log`` into ``out_dir`` (created) in format ``fmt``; return the file written.
 
     Raises:
+        ExportError: A value is not strict JSON (NaN or an infinity).
         OSError: The folder or the file cannot be written.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
