@@ -8,7 +8,6 @@ from datetime import UTC, datetime
 
 from agentic_eval._version import __version__
 from agentic_eval.agent.tools import REQUEST_APPROVAL_TOOL
-from agentic_eval.core.messages import Message
 from agentic_eval.core.results import ApprovalRequested, PolicyEvent, ToolCallRecord
 from agentic_eval.core.transcript import Transcript
 from agentic_eval.exports.inspect.model import (
@@ -70,31 +69,33 @@ def _call_ids(t: Transcript) -> list[str]:
     return ids
 
 
-def _messages(t: Transcript, model: str) -> list[Json]:
+def _conversation(t: Transcript, model: str) -> tuple[list[Json], list[int]]:
+    """Every message as Inspect's, and where each turn's reply sits among them (the turn's
+    model input is every message before it)."""
     names: dict[str, str] = {}
     statuses = {c.id: c.status for c in t.tool_calls}
     out: list[Json] = []
+    replies: list[int] = []
     if t.request is not None:
         out.append({"role": "system", "content": t.request.system, "source": "input"})
     for turn in t.turns:
         for m in turn.appended:
             out.extend(chat_messages(m, names, statuses, ""))
+        replies.append(len(out))
         out.extend(chat_messages(turn.response.message(), names, statuses, model))
-    return out
+    return out, replies
 
 
 def _input(t: Transcript) -> str:
-    first = next((m for turn in t.turns[:1] for m in turn.appended if m.role == "user"), None)
-    return first.text() if isinstance(first, Message) and first.text() else t.case_id
+    """The task as the agent was first given it (the case id when there was no turn)."""
+    first = next((m.text() for turn in t.turns[:1] for m in turn.appended if m.role == "user"), "")
+    return first or t.case_id
 
 
-def _events(s: StoredSample, model: str, started: datetime) -> list[Json]:
+def _events(
+    s: StoredSample, model: str, started: datetime, messages: list[Json], replies: list[int]
+) -> list[Json]:
     t = s.transcript
-    names: dict[str, str] = {}
-    statuses = {c.id: c.status for c in t.tool_calls}
-    history: list[Json] = []
-    if t.request is not None:
-        history.append({"role": "system", "content": t.request.system, "source": "input"})
     events: list[Json] = [
         {
             "event": "sample_init",
@@ -115,10 +116,8 @@ def _events(s: StoredSample, model: str, started: datetime) -> list[Json]:
     calls: dict[int, list[ToolCallRecord]] = {}
     for c in t.tool_calls:
         calls.setdefault(c.turn, []).append(c)
-    for turn in t.turns:
-        for m in turn.appended:
-            history.extend(chat_messages(m, names, statuses, ""))
-        reply = chat_messages(turn.response.message(), names, statuses, model)
+    for turn, at in zip(t.turns, replies, strict=True):
+        reply = messages[at]
         r = turn.response
         usage = {
             "input_tokens": r.usage.input_tokens,
@@ -131,19 +130,18 @@ def _events(s: StoredSample, model: str, started: datetime) -> list[Json]:
                 "timestamp": iso(started),
                 "working_start": 0.0,
                 "model": model,
-                "input": list(history),
+                "input": messages[:at],
                 "tools": tools,
                 "tool_choice": "auto",
                 "config": config,
                 "output": {
                     "model": r.model or model,
-                    "choices": [{"message": reply[0], "stop_reason": STOP_REASONS[r.stop_reason]}],
-                    "completion": reply[0]["content"],
+                    "choices": [{"message": reply, "stop_reason": STOP_REASONS[r.stop_reason]}],
+                    "completion": reply["content"],
                     "usage": usage,
                 },
             }
         )
-        history.extend(reply)
         events.extend(approval_event(e, cid, started) for e, cid in policy.get(turn.index, []))
         events.extend(tool_event(c, started) for c in calls.get(turn.index, []))
     score = passed_score(s.outcome, s.checks)
@@ -184,7 +182,7 @@ def _sample(s: StoredSample, model: str, when: datetime) -> tuple[Json, Json]:
     r, t = s.row, s.transcript
     started = utc(r.started_at) or when
     finished = utc(r.finished_at) or started
-    messages = _messages(t, model)
+    messages, replies = _conversation(t, model)
     last = next((m for m in reversed(messages) if m["role"] == "assistant"), None)
     completion = canonical(t.output) if t.output is not None else (last or {}).get("content", "")
     scores = {PASSED_SCORE: passed_score(s.outcome, s.checks), CHECKS_SCORE: checks_score(s.checks)}
@@ -216,7 +214,7 @@ def _sample(s: StoredSample, model: str, when: datetime) -> tuple[Json, Json]:
             "choices": [] if last is None else [{"message": last, "stop_reason": "stop"}],
             "completion": completion,
         },
-        "events": _events(s, model, started),
+        "events": _events(s, model, started, messages, replies),
     }
     summary = common | {"completed": True, "message_count": len(messages)}
     return sample, summary
