@@ -135,6 +135,10 @@ def test_json_log_holds_every_sample_our_scores_and_the_gate(
         kinds = [e["event"] for e in s["events"]]
         assert kinds[0] == "sample_init" and kinds[-1] == "score"
         assert kinds.count("model") == ours["turns"]
+        for e in (e for e in s["events"] if e["event"] == "model"):
+            at = len(e["input"])  # a turn's input is the conversation up to its reply
+            assert s["messages"][:at] == e["input"]
+            assert s["messages"][at] == e["output"]["choices"][0]["message"]
         assert kinds.count("tool") == ours["tool_calls"]
     approvals = [e for s in samples for e in s["events"] if e["event"] == "approval"]
     assert len(approvals) == _policy_events(agent)
