@@ -29,6 +29,7 @@ RANK = {
     "history": 10,
     "workers": 10,
     "report": 11,
+    "exports": 11,
     "view": 11,
     "cli": 12,
 }

@@ -62,6 +62,10 @@ COMMANDS: dict[str, LazyCommand] = {
         "agentic_eval.cli.corpus:corpus",
         "The corpus: every workflow step an operator decided, on jobs a human worked",
     ),
+    "export": LazyCommand(
+        "agentic_eval.cli.export:export",
+        "Write a stored run in another tool's format (Inspect eval logs).",
+    ),
     "worker": LazyCommand(
         "agentic_eval.cli.worker:worker",
         "Run batch samples sent by `batch --executor celery`, until stopped.",
