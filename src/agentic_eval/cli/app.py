@@ -19,6 +19,7 @@ from agentic_eval.cli.rescore import rescore
 from agentic_eval.cli.run import run
 from agentic_eval.cli.scenarios import scenarios_cmd
 from agentic_eval.cli.step import step
+from agentic_eval.cli.view import view
 from agentic_eval.cli.worker import worker
 from agentic_eval.cli.workflow import workflow
 from agentic_eval.cli.workflow_batch import workflow_batch
@@ -58,3 +59,4 @@ workflow.add_command(workflow_run, name="run")
 workflow.add_command(users, name="users")
 cli.add_command(corpus)
 cli.add_command(worker)
+cli.add_command(view)
