@@ -86,7 +86,8 @@ def view(host: str, port: int, database: str | None, quiet: bool) -> int:
         raise click.ClickException(
             f"cannot listen on {host}:{port}: {exc.strerror or exc}"
         ) from None
-    click.echo(f"agentic-eval view: {safe_url(store.url)} at {server.url} (Ctrl-C stops)")
+    shown = store.url.removeprefix("sqlite:///") if store.url.startswith("sqlite:///") else None
+    click.echo(f"agentic-eval view: {shown or safe_url(store.url)} at {server.url} (Ctrl-C stops)")
     try:
         server.serve_forever()
     except KeyboardInterrupt:
