@@ -437,3 +437,20 @@ def test_view_prints_its_url_and_serves_until_interrupted(stores: Any) -> None:
         _, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
     assert "stopped" in err
+
+
+def test_only_loopback_hosts_count_as_loopback() -> None:
+    from agentic_eval.report.web import is_loopback
+
+    assert all(map(is_loopback, ("127.0.0.1", "127.8.9.10", "::1", "[::1]", "localhost")))
+    assert not any(map(is_loopback, ("0.0.0.0", "10.0.0.1", "::", "example.com", "")))
+
+
+def test_a_replayed_sample_shows_the_recorded_transcript(page: Page, viewer: Viewer) -> None:
+    run = viewer.filled.runs["replay"]
+    page.open(f"/run/{run}")
+    page.page.locator("table.samples a").first.click()
+    page.page.wait_for_load_state("load")
+    assert "Read from evals/recordings/retail_ops/reference/" in page.page.inner_text("body")
+    assert page.page.locator("ol.turns > li.turn").count() >= 1
+    assert page.problems == []

@@ -16,7 +16,7 @@ from urllib.parse import quote, urlencode
 from agentic_eval.report.escape import html_text, script_json
 from agentic_eval.report.html import diff_section
 from agentic_eval.report.html_assets import CSS, JS
-from agentic_eval.report.text import counts_line, rate, short_id
+from agentic_eval.report.text import rate, short_id
 from agentic_eval.report.views import DiffView
 from agentic_eval.report.web.queries import (
     RunPage,
@@ -46,6 +46,7 @@ td.num { text-align: right; white-space: nowrap; }
 .status-tool-blocked, .role-tool-blocked { color: var(--bad); }
 .status-tool-call { color: var(--good); }
 table.checks-table pre { max-height: 320px; overflow: auto; }
+table.checks-table td:nth-child(3), table.checks-table td:nth-child(4) { width: 30%; }
 svg.sparkline { vertical-align: middle; }
 ul.stats { margin: 4px 0; }
 """
@@ -275,7 +276,6 @@ def diff_page_html(d: DiffView, report_data: object) -> str:
         f"<section class='suite' data-suite='{html_text(d.suite)}'>"
         f"<h2>{html_text(d.suite)}: {_a(run_href(d.base.run_id), short_id(d.base.run_id))} → "
         f"{_a(run_href(d.head.run_id), short_id(d.head.run_id))}</h2>"
-        f"<p class='muted'>{html_text(counts_line(d.counts))}</p>"
         f"{diff_section(d)}</section>"
         f"<script type='application/json' id='report-data'>{script_json(report_data)}</script>"
     )
