@@ -15,6 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, cast
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from agentic_eval.core.text import one_line
 from agentic_eval.report.jsonfmt import report_data
 from agentic_eval.report.views import ReportView, SuiteReport
 from agentic_eval.report.web.pages import (
@@ -122,6 +123,10 @@ class _Handler(BaseHTTPRequestHandler):
             status, body = render(self._viewer.store, self.path)
         except StoreError as exc:
             status, body = 500, error_page(500, str(exc))
+        except Exception as exc:  # a bug of ours: one line on the page and in the log
+            line = one_line(f"{type(exc).__name__}: {exc}", 300)
+            status, body = 500, error_page(500, f"internal error: {line}")
+            self.log_message("internal error on %s: %s", self.path, line)
         self._send(status, body, head_only)
 
     def do_GET(self) -> None:
