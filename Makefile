@@ -19,7 +19,7 @@ $(VENV)/.installed-dev: $(BIN)/python pyproject.toml
 
 ## run: replay every domain and every workflow scenario keyless on the embedded SQLite default
 run: $(VENV)/.installed
-	$(BIN)/agentic-eval run --no-history
+	$(BIN)/agentic-eval run
 	$(BIN)/agentic-eval scenarios
 
 ## test: ruff lint + format check, pyright strict on src/, the real-data guard, pip-audit, pytest (network blocked; last, so its summary closes the output)

@@ -131,7 +131,7 @@ class RunOptions:
     "--no-history",
     is_flag=True,
     help="Do not write this run's scorecard to the history folder "
-    "($AGENTIC_EVAL_HISTORY_DIR, default evals/history/<domain>/).",
+    "($AGENTIC_EVAL_HISTORY_DIR, default .agentic-eval/history/<domain>/).",
 )
 @recordings_option
 @click.option(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from pydantic_core import to_jsonable_python
@@ -152,8 +152,8 @@ def diff_view(diff: RunDiff, base: StoredEntry, head: StoredEntry) -> DiffView:
     )
 
 
-def point_view(stored: StoredEntry, baseline: str | None = None) -> PointView:
-    """A run in the history."""
+def point_view(stored: StoredEntry, baseline: str | Collection[str] | None = None) -> PointView:
+    """A run in the history; ``baseline``: the baseline run id(s) to mark."""
     e = stored.entry
     return PointView(
         run_id=e.run_id,
@@ -166,7 +166,9 @@ def point_view(stored: StoredEntry, baseline: str | None = None) -> PointView:
         hard_gate_failures=e.scorecard.totals.hard_gate_failures,
         verdict=e.gate.verdict,
         status=e.status,
-        baseline=e.run_id == baseline,
+        baseline=e.run_id == baseline
+        if isinstance(baseline, str) or baseline is None
+        else e.run_id in baseline,
         reproduced=None if e.replay is None else e.replay.reproduced,
     )
 
@@ -180,6 +182,7 @@ def suite_report(
     note: str = "",
     baseline: str | None = None,
     transcripts: TranscriptLookup | None = None,
+    series: str = "",
 ) -> SuiteReport:
     """One suite of a report.
 
@@ -189,8 +192,9 @@ def suite_report(
         head: The run the report is about (usually the newest).
         diff: The diff of ``head`` against a base run, and the base's stored entry.
         note: Why there is no diff.
-        baseline: The suite's baseline run id, if any (marked in the history).
+        baseline: The series' baseline run id, if any (marked in the history).
         transcripts: Finds transcripts of the head run's failed samples (None: none shown).
+        series: The series' label (:func:`agentic_eval.history.series_label`).
     """
     found: list[TranscriptView] = []
     if head is not None and transcripts is not None:
@@ -204,4 +208,5 @@ def suite_report(
         diff=diff_view(diff[0], diff[1], head) if diff is not None and head is not None else None,
         note=note,
         transcripts=tuple(found),
+        series=series,
     )

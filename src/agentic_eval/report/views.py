@@ -12,7 +12,8 @@ from typing import Any, ClassVar
 
 from pydantic import ConfigDict
 
-REPORT_SCHEMA_VERSION = 1
+REPORT_SCHEMA_VERSION = 2
+"""2: a report has one entry per series (``SuiteReport.series``), not one per suite."""
 _STRICT = ConfigDict(extra="forbid")
 
 
@@ -219,11 +220,18 @@ class SuiteReport:
     """Why there is no diff, when there is none."""
     transcripts: tuple[TranscriptView, ...]
     """The head run's failed samples (when transcripts were asked for)."""
+    series: str = ""
+    """The series within the suite: ``agent (approval mode, producer kind)``."""
+
+    @property
+    def title(self) -> str:
+        """``suite / series`` (the suite alone when there is no series)."""
+        return f"{self.suite} / {self.series}" if self.series else self.suite
 
 
 @dataclass(frozen=True)
 class ReportView:
-    """A whole report: one entry per suite."""
+    """A whole report: one entry per series of each suite."""
 
     __pydantic_config__: ClassVar[ConfigDict] = _STRICT
     suites: tuple[SuiteReport, ...]
