@@ -41,6 +41,7 @@ CHROMIUM = Path("/usr/lib/chromium/chromium-headless-shell")
 PAYLOAD = "</script><script>window.__pwned = 1</script><img src=x onerror='window.__pwned=2'>"
 REPO = Path(__file__).resolve().parent.parent
 CLI = [sys.executable, "-m", "agentic_eval"]
+pytestmark = pytest.mark.timeout(600)  # filling a store runs six commands (slow on a busy machine)
 
 
 @dataclass
@@ -149,19 +150,6 @@ def _fill(tmp: Path, url: str | None) -> Filled:
     return filled
 
 
-@pytest.fixture(scope="module")
-def stores(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Any:
-    """Both stores, filled before any browser starts (or the PostgreSQL skip reason)."""
-    found: dict[str, Filled | str] = {"sqlite": _fill(tmp_path_factory.mktemp("sqlite"), None)}
-    try:
-        pg = request.getfixturevalue("own_pg_url")
-    except pytest.skip.Exception as exc:
-        found["postgres"] = str(exc)
-    else:
-        found["postgres"] = _fill(tmp_path_factory.mktemp("postgres"), pg)
-    return found
-
-
 @dataclass
 class Viewer:
     filled: Filled
@@ -172,11 +160,12 @@ class Viewer:
 @pytest.fixture(
     scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 )
-def viewer(request: pytest.FixtureRequest, stores: dict[str, Filled | str]) -> Iterator[Viewer]:
-    """The viewer over one store, served from a thread on a free port."""
-    filled = stores[request.param]
-    if isinstance(filled, str):
-        pytest.skip(filled)
+def viewer(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Viewer]:
+    """The viewer over one store, filled by the commands, served from a thread on a free port."""
+    url = request.getfixturevalue("own_pg_url") if request.param == "postgres" else None
+    filled = _fill(tmp_path_factory.mktemp(request.param), url)
     store = Store(filled.url)
     server = ViewerServer(store, "127.0.0.1", 0)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -242,9 +231,9 @@ def _report_json(viewer: Viewer, base: str, head: str) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def browser(stores: Any) -> Iterator[Any]:
-    """One headless Chromium for the module, started once the stores are filled."""
-    del stores
+def browser() -> Iterator[Any]:
+    """One headless Chromium for the module (the commands filling the stores run as
+    subprocesses, so its event loop meets none of theirs)."""
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium-headless-shell)")
     sync_api = pytest.importorskip("playwright.sync_api")
@@ -419,8 +408,8 @@ def test_view_without_a_store_says_so_in_one_line(tmp_path: Path) -> None:
     assert "no store at" in done.stderr and done.stderr.count("\n") == 1
 
 
-def test_view_prints_its_url_and_serves_until_interrupted(stores: Any) -> None:
-    filled: Filled = stores["sqlite"]
+def test_view_prints_its_url_and_serves_until_interrupted(viewer: Viewer) -> None:
+    filled = viewer.filled
     proc = subprocess.Popen(
         [*CLI, "view", "--port", "0", "--database", filled.url],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=filled.env,

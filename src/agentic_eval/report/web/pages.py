@@ -127,12 +127,12 @@ def _series_block(s: Series) -> str:
     rows.append("</table>")
     more = len(s.runs) - 10
     older = f"<p class='muted'>and {more} older run(s)</p>" if more > 0 else ""
+    latest = s.latest
     return (
         f"<section class='series' data-domain='{html_text(s.domain)}' "
-        f"data-agent='{html_text(s.agent)}'>"
-        f"<h3>{html_text(s.agent)} <span class='muted'>· approval {html_text(s.approval_mode)} · "
-        f"{html_text(s.producer)}</span></h3>"
-        f"<p>latest gate {_verdict(s.latest.gate)} · {len(s.runs)} run(s) "
+        f"data-agent='{html_text(s.agent)}' data-series='{html_text(s.label)}'>"
+        f"<h3>{html_text(s.label)} <span class='muted'>· latest by {html_text(latest.producer)}"
+        f"</span></h3><p>latest gate {_verdict(latest.gate)} · {len(s.runs)} run(s) "
         f"{sparkline_svg(s.runs)}</p>{''.join(rows)}{older}</section>"
     )
 
@@ -273,7 +273,7 @@ def diff_page_html(d: DiffView, report_data: object) -> str:
     """Two runs compared as ``report`` compares them, in the report's own table and filter;
     ``report_data``: the report's JSON document for them (the filter's script reads it)."""
     body = (
-        f"<section class='suite' data-suite='{html_text(d.suite)}'>"
+        f"<section class='suite' data-index='0' data-suite='{html_text(d.suite)}'>"
         f"<h2>{html_text(d.suite)}: {_a(run_href(d.base.run_id), short_id(d.base.run_id))} → "
         f"{_a(run_href(d.head.run_id), short_id(d.head.run_id))}</h2>"
         f"{diff_section(d)}</section>"

@@ -19,8 +19,9 @@ from agentic_eval.batch.run import BatchError, summary
 from agentic_eval.core.transcript import Transcript
 from agentic_eval.evaluation.confidence import bound_lines, pass_hat_lines
 from agentic_eval.history.diff import diff_runs
-from agentic_eval.history.entry import HistoryEntry
+from agentic_eval.history.entry import HistoryEntry, SeriesKey
 from agentic_eval.history.files import StoredEntry
+from agentic_eval.history.series import series_label
 from agentic_eval.recordings.files import RecordingError, read_transcript
 from agentic_eval.report.build import diff_view
 from agentic_eval.report.views import DiffView
@@ -46,6 +47,7 @@ class RunRow:
     id: str
     domain: str
     agent: str
+    agent_kind: str
     mode: str
     backend: str
     model: str
@@ -69,6 +71,16 @@ class RunRow:
         return f"{self.mode} · {self.backend} · {self.model}"
 
     @property
+    def kind(self) -> str:
+        """replay, scripted or model: how the history tells series apart."""
+        return "replay" if self.mode == "replay" else self.agent_kind
+
+    @property
+    def series(self) -> SeriesKey:
+        """Its series, as the history keys it (:func:`agentic_eval.history.series_key`)."""
+        return (self.domain, self.agent, self.approval_mode, self.kind)
+
+    @property
     def pass_rate(self) -> float:
         """Passed samples over all samples (0 when there are none)."""
         return self.passed / self.samples if self.samples else 0.0
@@ -78,6 +90,7 @@ _RUN_COLUMNS = (
     EvalRun.id,
     EvalRun.domain,
     EvalRun.agent,
+    EvalRun.agent_kind,
     EvalRun.mode,
     EvalRun.backend,
     EvalRun.model,
@@ -107,6 +120,7 @@ def _run_row(v: Any) -> RunRow:
         id=v.id,
         domain=v.domain,
         agent=v.agent,
+        agent_kind=v.agent_kind,
         mode=v.mode,
         backend=v.backend,
         model=v.model,
@@ -128,13 +142,26 @@ def _run_row(v: Any) -> RunRow:
 
 @dataclass(frozen=True)
 class Series:
-    """Runs of one suite by one agent, approval mode and producer, oldest first."""
+    """Runs of one suite by one agent, in one approval mode, produced the same way (replay,
+    scripted or model), as ``report`` groups them; oldest first."""
 
-    domain: str
-    agent: str
-    approval_mode: str
-    producer: str
+    key: SeriesKey
     runs: tuple[RunRow, ...]
+
+    @property
+    def domain(self) -> str:
+        """The suite."""
+        return self.key[0]
+
+    @property
+    def agent(self) -> str:
+        """The agent's label."""
+        return self.key[1]
+
+    @property
+    def label(self) -> str:
+        """``agent (approval mode, producer kind)``, as ``report`` heads a series."""
+        return series_label(self.key)
 
     @property
     def latest(self) -> RunRow:
@@ -148,19 +175,15 @@ class Series:
         return self.runs[i - 1] if i > 0 else None
 
 
-def _key(r: RunRow) -> tuple[str, str, str, str]:
-    return (r.domain, r.agent, r.approval_mode, r.producer)
-
-
 def all_series(store: Store) -> list[Series]:
     """Every series of the newest :data:`MAX_RUNS` runs, by suite then agent."""
     stmt = select(*_RUN_COLUMNS).order_by(EvalRun.started_at.desc()).limit(MAX_RUNS)
     with store.engine.connect() as conn:
         rows = [_run_row(v) for v in conn.execute(stmt)]
-    groups: dict[tuple[str, str, str, str], list[RunRow]] = {}
+    groups: dict[SeriesKey, list[RunRow]] = {}
     for r in sorted(rows, key=lambda r: (r.started_at, r.id)):
-        groups.setdefault(_key(r), []).append(r)
-    return [Series(*key, runs=tuple(runs)) for key, runs in sorted(groups.items())]
+        groups.setdefault(r.series, []).append(r)
+    return [Series(key, tuple(runs)) for key, runs in sorted(groups.items())]
 
 
 def run_row(store: Store, run_id: str) -> RunRow:
@@ -189,7 +212,7 @@ def series_of(store: Store, run: RunRow) -> Series:
     )
     with store.engine.connect() as conn:
         rows = [_run_row(v) for v in conn.execute(stmt)]
-    return Series(*_key(run), runs=tuple(r for r in rows if _key(r) == _key(run)))
+    return Series(run.series, tuple(r for r in rows if r.series == run.series))
 
 
 @dataclass(frozen=True)
