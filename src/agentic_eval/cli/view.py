@@ -54,8 +54,8 @@ def view(host: str, port: int, database: str | None, quiet: bool) -> int:
     """Look at the store's runs in a browser: serve pages on a loopback address until Ctrl-C.
 
     \b
-    /                    runs grouped by series (suite, agent, approval mode, producer): the
-                         gate and a sparkline of the pass rate over the series' runs
+    /                    runs grouped by series (suite, agent, approval mode, replay/scripted/
+                         model): the gate and a sparkline of the pass rate over its runs
     /run/ID              a run: gate, confidence bound and pass^k, samples failed first
     /sample/ID           a sample: checks (expected beside actual), tokens, time, and its
                          transcript turn by turn (tool calls, blocked attempts, what executed)
