@@ -326,8 +326,9 @@ def test_usage_errors_and_empty_histories(
     _history(runs.reference)
     assert main(["report", "retail_ops"]) == 0
     assert "only one run in this series" in capsys.readouterr().out
-    assert main(["report", "--output", str(root / "x.txt")]) == 2
-    assert "--output needs --format" in capsys.readouterr().err
+    assert main(["report", "--output", str(root / "x.json")]) == 0  # json, as run writes it
+    assert json.loads((root / "x.json").read_text())["suites"][0]["suite"] == "retail_ops"
+    assert "only one run in this series" in capsys.readouterr().out
     card = runs.naive.scorecard.model_copy(update={"domain": "other_suite"})
     other = runs.naive.model_copy(update={"suite": "other_suite", "scorecard": card})
     other_path = write_entry(other)
@@ -376,7 +377,7 @@ def test_run_formats_round_trip_and_render(runs: Runs, root: Path) -> None:
     assert md.count("<table>") == 2  # the scorecards, then the naive run's failing cases
     suites = list(JUnitXml.fromstring(runs_junit(view).encode()))
     assert [s.name for s in suites] == ["retail_ops / reference", "retail_ops / reference"]
-    assert [s.failures for s in suites] == [0, len(_failing(runs.naive))]
+    assert [s.failures for s in suites] == [0, len(_failing(runs.naive)) + 1]  # and the gate
 
 
 # --- acceptance 2: Markdown renders a table ------------------------------------------------
@@ -475,7 +476,7 @@ def assert_junit10(node: ET.Element) -> None:
         assert int(node.attrib["errors"]) == sum(1 for c in cases if c.find("error") is not None)
 
 
-def test_junit_is_one_testcase_per_case_with_failed_checks_as_failures(
+def test_junit_of_a_failed_gate_is_a_testcase_per_case_and_one_for_the_gate(
     runs: Runs, root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _history(runs.reference, runs.naive)
@@ -487,14 +488,22 @@ def test_junit_is_one_testcase_per_case_with_failed_checks_as_failures(
     (suite,) = list(xml)
     assert isinstance(suite, TestSuite)
     failing = _failing(runs.naive)
-    assert suite.tests == runs.naive.samples and suite.failures == len(failing)
+    # a scripted run tests its gate: the gate failed, so each failed sample is a failure too
+    assert suite.tests == runs.naive.samples + 1 and suite.failures == len(failing) + 1
     assert suite.errors == 0
     props = {p.name: p.value for p in suite.properties()}
     assert props["run_id"] == runs.naive.run_id and props["base_run_id"] == runs.reference.run_id
+    assert props["tested"] == "the gate"
     seen: set[str] = set()
     for case in suite:
         seen.add(case.name)
-        assert case.classname == "retail_ops"
+        assert case.classname == "retail_ops.reference" and case.time >= 0
+        if case.name == "gate":
+            (result,) = case.result
+            assert isinstance(result, Failure) and result.message == (
+                f"gate FAIL: {runs.naive.gate.reason}"
+            )
+            continue
         if case.name not in failing:
             assert case.is_passed
             continue
@@ -502,9 +511,9 @@ def test_junit_is_one_testcase_per_case_with_failed_checks_as_failures(
         assert isinstance(result, Failure)
         assert result.message is not None and result.message.startswith("regressed since run ")
         text = result.text or ""
-        names = {ln.split(":", 1)[0].removesuffix(" [HARD GATE]") for ln in text.splitlines()}
+        names = {ln.split(":", 1)[0].removesuffix(" [HARD GATE]") for ln in text.splitlines()[1:]}
         assert names == failing[case.name]
-    assert seen == {c.case_id for c in runs.naive.scorecard.cases}
+    assert seen == {c.case_id for c in runs.naive.scorecard.cases} | {"gate"}
 
 
 def test_junit_maps_outcomes_and_survives_any_text(runs: Runs, root: Path) -> None:
@@ -512,15 +521,8 @@ def test_junit_maps_outcomes_and_survives_any_text(runs: Runs, root: Path) -> No
     nasty = 'ctrl \x00\x07 chars, ]]> and </failure> & "quotes"'
     cases[0] = cases[0].model_copy(update={"outcome": Outcome(kind="error", reason=nasty)})
     cases[1] = cases[1].model_copy(update={"outcome": Outcome(kind="transient", reason="529")})
-    head = runs.replay_a.model_copy(
-        update={
-            "scorecard": runs.replay_a.scorecard.model_copy(update={"cases": tuple(cases)}),
-            "replay": runs.replay_a.replay.model_copy(
-                update={"reproduced": False, "problems": ("case x: turn 1: differs",)}
-            )
-            if runs.replay_a.replay
-            else None,
-        }
+    head = runs.reference.model_copy(
+        update={"scorecard": runs.reference.scorecard.model_copy(update={"cases": tuple(cases)})}
     )
     _history(head)
     text = report_junit(build_report((), None, None, transcripts=False))
@@ -536,6 +538,28 @@ def test_junit_maps_outcomes_and_survives_any_text(runs: Runs, root: Path) -> No
     (skip,) = results[cases[1].case_id]
     assert isinstance(skip, Skipped)
     assert results[cases[2].case_id] == []
-    (replay,) = results["replay reproduces the recording"]
-    assert isinstance(replay, Failure) and replay.message == "case x: turn 1: differs"
-    assert (suite.tests, suite.failures, suite.errors, suite.skipped) == (4, 1, 1, 1)
+    (gate,) = results["gate"]
+    assert isinstance(gate, Error)  # a third of the samples transient: inconclusive
+    assert gate.message is not None
+    assert gate.message.startswith("gate INCONCLUSIVE: 1/3 samples transient")
+    assert (suite.tests, suite.failures, suite.errors, suite.skipped) == (4, 0, 2, 1)
+
+
+def test_junit_of_a_replay_tests_the_reproduction(runs: Runs, root: Path) -> None:
+    facts = list(runs.replay_a.sample_facts)
+    broken = facts[4].model_copy(update={"reproduced": False, "problem": "case x: turn 1: differs"})
+    facts[4] = broken
+    assert runs.replay_a.replay is not None
+    replay = runs.replay_a.replay.model_copy(
+        update={"reproduced": False, "problems": ("case x: turn 1: differs",)}
+    )
+    _history(runs.replay_a.model_copy(update={"sample_facts": tuple(facts), "replay": replay}))
+    text = report_junit(build_report((), None, None, transcripts=False))
+    assert_junit10(ET.fromstring(text))
+    (suite,) = list(JUnitXml.fromstring(text.encode()))
+    results = {c.name: c.result for c in suite}
+    (failure,) = results[broken.case_id]  # exactly the sample not reproduced fails
+    assert isinstance(failure, Failure) and failure.message == "case x: turn 1: differs"
+    (scorecard,) = results["replay reproduces the committed scorecard"]
+    assert isinstance(scorecard, Skipped)  # not failed a second time for the same cause
+    assert (suite.tests, suite.failures, suite.errors) == (len(facts) + 1, 1, 0)

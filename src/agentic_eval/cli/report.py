@@ -281,7 +281,8 @@ def _write(path: Path, text: str) -> None:
     "--output",
     type=click.Path(path_type=Path, dir_okay=False),
     default=None,
-    help="Write the --format document to this file (the table still prints).",
+    help="Write the --format document (json when the format is table) to this file; the table "
+    "prints instead of the document, as for run.",
 )
 @click.option(
     "--html",
@@ -324,8 +325,6 @@ def report(
       agentic-eval report retail_ops --base baseline --fail-on-regression
       agentic-eval report --format markdown --output report.md --html report.html
     """
-    if output is not None and fmt == "table":
-        raise click.UsageError("--output needs --format json, markdown or junit")
     for ref in (base_ref, head_ref):
         if ref is not None and not ref.strip():
             raise click.UsageError("--base/--head must not be empty")
@@ -350,12 +349,10 @@ def report(
             "it (edited or deleted after the run); refusing to report on it"
         )
     renderers = {"json": report_json, "markdown": report_markdown, "junit": report_junit}
-    if fmt != "table":
-        document = renderers[fmt](view)
-        if output is not None:
-            _write(output, document)
-        else:
-            click.echo(document, nl=False)
+    if output is not None:
+        _write(output, renderers["json" if fmt == "table" else fmt](view))
+    elif fmt != "table":
+        click.echo(renderers[fmt](view), nl=False)
     if fmt == "table" or output is not None:
         print_report(view)
     if html_path is not None:

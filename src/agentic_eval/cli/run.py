@@ -125,7 +125,8 @@ class RunOptions:
     "--output",
     type=click.Path(path_type=Path, dir_okay=False),
     default=None,
-    help="Write the --format document (json when the format is table) to this file.",
+    help="Write the --format document (json when the format is table) to this file; the table "
+    "prints instead of the document, as for report.",
 )
 @click.option(
     "--no-history",

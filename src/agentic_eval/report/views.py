@@ -43,6 +43,14 @@ class CaseView:
     failed_checks: tuple[CheckView, ...]
     turns: int
     tool_calls: int
+    seconds: float = 0.0
+    """Wall time of the sample (0 in entries written before it was kept)."""
+    reproduced: bool | None = None
+    """Replay: whether the recording was reproduced in every field."""
+    problem: str = ""
+    """Replay: the first field not reproduced."""
+    detail: str = ""
+    """The outcome in full where its reason is one line (every schema error)."""
 
     @property
     def name(self) -> str:
@@ -83,6 +91,8 @@ class RunSummaryView:
     duration_seconds: float
     file: str
     """The history entry file."""
+    expected_to_fail: bool = False
+    """The agent is shipped to fail (a mutant or a red-team demo): a failed gate is expected."""
 
 
 @dataclass(frozen=True)
