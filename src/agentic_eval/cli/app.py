@@ -62,6 +62,10 @@ COMMANDS: dict[str, LazyCommand] = {
         "agentic_eval.cli.corpus:corpus",
         "The corpus: every workflow step an operator decided, on jobs a human worked",
     ),
+    "view": LazyCommand(
+        "agentic_eval.cli.view:view",
+        "Look at the store's runs in a browser: serve pages on a loopback address until Ctrl-C.",
+    ),
     "export": LazyCommand(
         "agentic_eval.cli.export:export",
         "Write a stored run in another tool's format (Inspect eval logs).",

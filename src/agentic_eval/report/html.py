@@ -206,3 +206,9 @@ def report_html(view: ReportView, *, title: str = "agentic-eval report") -> str:
     )
     parts.append(f"<script>{JS}</script></body></html>\n")
     return "".join(parts)
+
+
+def diff_section(d: DiffView) -> str:
+    """One suite's diff as the report shows it (the runs compared, what else changed, the
+    change-kind filter and the table of changed cases); the web viewer's diff page shows it."""
+    return _diff(d)

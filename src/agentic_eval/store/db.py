@@ -34,6 +34,7 @@ from agentic_eval._version import __version__
 from agentic_eval.core.scorecard import ProducedBy, Scorecard
 from agentic_eval.core.text import safe_url as core_safe_url
 from agentic_eval.store.history_rows import HistoryRows
+from agentic_eval.store.home import HOME_ENV as HOME_ENV
 from agentic_eval.store.home import home_dir, make_home
 from agentic_eval.store.models import EvalRun, EvalSample
 from agentic_eval.store.sqlite_rows import SQLITE_INSERT, sqlite_params
