@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from agentic_eval.core.text import one_line
-from agentic_eval.report.web import NotLoopback, ViewerServer
-from agentic_eval.store.db import URL_ENV, Store, StoreError, database_url, safe_url
+from agentic_eval.store.home import URL_ENV
+
+if TYPE_CHECKING:
+    from agentic_eval.store.db import Store
 
 
 def _store(url: str | None) -> Store:
     """The store at ``url`` (default: the configured one); an SQLite file is never created."""
+    from agentic_eval.store.db import Store, StoreError, database_url
+
     url = url or database_url()
     if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).is_file():
         raise click.ClickException(
@@ -65,6 +70,9 @@ def view(host: str, port: int, database: str | None, quiet: bool) -> int:
       agentic-eval view
       agentic-eval view --port 0 --database postgresql+psycopg://eval@db.local/evals
     """
+    from agentic_eval.report.web import NotLoopback, ViewerServer
+    from agentic_eval.store.db import safe_url
+
     if database is not None and not database.strip():
         raise click.UsageError("--database must not be empty")
     try:

@@ -35,13 +35,13 @@ from agentic_eval.core.scorecard import ProducedBy, Scorecard
 from agentic_eval.core.text import safe_url as core_safe_url
 from agentic_eval.store.history_rows import HistoryRows
 from agentic_eval.store.home import HOME_ENV as HOME_ENV
+from agentic_eval.store.home import URL_ENV as URL_ENV
 from agentic_eval.store.home import home_dir, make_home
 from agentic_eval.store.models import EvalRun, EvalSample
 from agentic_eval.store.sqlite_rows import SQLITE_INSERT, sqlite_params
 from agentic_eval.store.values import aware as _aware
 from agentic_eval.store.values import clean
 
-URL_ENV = "AGENTIC_EVAL_DATABASE_URL"
 STALE_AFTER = timedelta(minutes=2)
 """A ``running`` run whose heartbeat is older than this was left by a process that died."""
 _GATED = EvalSample.case_verdict.is_distinct_from("rejected")

@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 HOME_ENV = "AGENTIC_EVAL_HOME"
+URL_ENV = "AGENTIC_EVAL_DATABASE_URL"
 GITIGNORE = "# Written by agentic-eval: the store and local history are not for git.\n*\n"
 
 
