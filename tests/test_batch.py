@@ -199,6 +199,9 @@ def test_batches_write_history_entries_that_report_and_history_read(
     assert [s.entry.scorecard.totals.passed for s in stored] == [3, 0]
     assert stored[1].entry.previous_sha256 is None  # another agent: another series
     code, out, err = _cli(capsys, "report", "lead_intelligence", "--fail-on-regression")
+    assert code == 2 and out.count("only one run in this series") == 2, err  # nothing alike
+    pair = ("--base", stored[0].entry.run_id, "--head", stored[1].entry.run_id)
+    code, out, err = _cli(capsys, "report", "lead_intelligence", *pair, "--fail-on-regression")
     assert code == 1 and "3 regressed" in out, err  # checked against the store's rows too
     code, _, _ = _cli(capsys, "batch", "retail_ops", "--no-history")
     assert code == 0 and load_history("retail_ops") == []

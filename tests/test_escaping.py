@@ -274,13 +274,13 @@ def test_run_with_a_hostile_label_escapes_every_format(
     assert code == 1, err  # the naive agent fails its gate: the run itself went through
     _no_raw(err, "stderr")
     where = f"run {' '.join(flags)}"
-    _check(fmt, out, LABEL, where)
-    if fmt == "table":  # --output holds the json document
-        _check("json", out_file.read_text(encoding="utf-8"), LABEL, f"{where} --output")
-        # the failing run's block names it on one line: rich markup, emoji code and all as typed
-        assert f"\n{DOMAIN} / {_one_line(LABEL)}\n" in out, where
-    else:
-        assert out_file.read_text(encoding="utf-8").rstrip("\n") == out.rstrip("\n"), where
+    # --output: the document to the file (json for the table), the table to the terminal
+    _check("table", out, LABEL, where)
+    _check("json" if fmt == "table" else fmt, out_file.read_text(encoding="utf-8"), LABEL, where)
+    # the failing run's block names it on one line: rich markup, emoji code and all as typed
+    assert f"\n{DOMAIN} / {_one_line(LABEL)}\n" in out, where
+    if fmt != "table":  # without --output the document goes to stdout instead
+        _check(fmt, _cli(capsys, *argv, *flags)[1], LABEL, where)
 
 
 def _poison_output(value: Any) -> Any:
@@ -363,7 +363,7 @@ def test_show_of_a_live_recording_with_a_hostile_model_escapes_it(
 def hostile_history(fake: FakeProvider, capsys: pytest.CaptureFixture[str]) -> None:
     """Two runs of retail_ops in the history: the reference agent under the hostile label, then
     the live hostile model (its name and the check messages quoting its output carry the hostile
-    text), so the report diffs them."""
+    text); two series, which the report diffs when both runs are named (:func:`_pair`)."""
     main(["run", DOMAIN, "--backend", "scripted", *CASES, "--label", LABEL])
     main(list(_live(fake)))
     capsys.readouterr()
@@ -373,13 +373,19 @@ def hostile_history(fake: FakeProvider, capsys: pytest.CaptureFixture[str]) -> N
 REPORT_FORMATS = ["table", "json", "markdown", "junit"]
 
 
+def _pair() -> tuple[str, ...]:
+    """``--base`` and ``--head``: the two runs, named, so the report diffs them."""
+    first, second = load_history(DOMAIN)
+    return ("--base", first.entry.run_id, "--head", second.entry.run_id)
+
+
 @pytest.mark.parametrize("fmt", REPORT_FORMATS)
 def test_report_of_a_hostile_history_escapes_every_format(
     fmt: str, hostile_history: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     del hostile_history
     page = tmp_path / "report.html"
-    code, out, err = _cli(capsys, "report", "--format", fmt, "--html", str(page))
+    code, out, err = _cli(capsys, "report", "--format", fmt, "--html", str(page), *_pair())
     assert code == 0, err
     _no_raw(err, "stderr")
     _check(fmt, out, MODEL, f"report --format {fmt}")
@@ -389,7 +395,7 @@ def test_report_of_a_hostile_history_escapes_every_format(
     if fmt != "table":
         doc = tmp_path / f"report.{fmt}"
         again = ("--output", str(doc), "--html", str(tmp_path / "again.html"))
-        code, _, err = _cli(capsys, "report", "--format", fmt, *again)
+        code, _, err = _cli(capsys, "report", "--format", fmt, *again, *_pair())
         assert code == 0, err
         assert doc.read_text(encoding="utf-8") == out
 
@@ -434,7 +440,8 @@ def test_every_renderer_escapes_hostile_views_with_a_lone_surrogate(
     hostile_history: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     del hostile_history
-    code, out, err = _cli(capsys, "report", "--format", "json", "--html", str(tmp_path / "r"))
+    args = ("report", "--format", "json", "--html", str(tmp_path / "r"), *_pair())
+    code, out, err = _cli(capsys, *args)
     assert code == 0, err
     view: ReportView = _poison(report_from_json(out))
     (suite,) = view.suites
