@@ -12,6 +12,14 @@ from typing import TYPE_CHECKING, Any
 from agentic_eval._version import __version__
 
 if TYPE_CHECKING:
+    from agentic_eval.api import (
+        AgenticEvalError,
+        BatchResult,
+        RunResult,
+        SampleResult,
+        batch,
+        run,
+    )
     from agentic_eval.agent import (
         ApprovalDecision,
         ApprovalRequest,
@@ -37,6 +45,11 @@ if TYPE_CHECKING:
     from agentic_eval.tasks import TaskKind, TaskSpec
 
 _EXPORTS = {
+    "AgenticEvalError": "agentic_eval.api",
+    "BatchResult": "agentic_eval.api",
+    "RunResult": "agentic_eval.api",
+    "SampleResult": "agentic_eval.api",
+    "run": "agentic_eval.api",
     "ApprovalDecision": "agentic_eval.agent",
     "ApprovalRequest": "agentic_eval.agent",
     "ApprovalRequirement": "agentic_eval.agent",
@@ -72,6 +85,11 @@ _EXPORTS = {
 
 
 def __getattr__(name: str) -> Any:
+    if name == "batch":
+        # The batch package, made callable by agentic_eval.api: agentic_eval.batch(...) runs
+        # the API's batch(), and the package's names stay reachable beside it.
+        import_module("agentic_eval.api")
+        return import_module("agentic_eval.batch")
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'agentic_eval' has no attribute {name!r}")
@@ -79,11 +97,13 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "AgenticEvalError",
     "AgentTask",
     "ApprovalDecision",
     "ApprovalRequest",
     "ApprovalRequirement",
     "BackendSpec",
+    "BatchResult",
     "Call",
     "CaseSpec",
     "Check",
@@ -93,7 +113,9 @@ __all__ = [
     "Limits",
     "ModelBackend",
     "Mutant",
+    "RunResult",
     "RunSettings",
+    "SampleResult",
     "Scorecard",
     "ScriptedBackend",
     "Submit",
@@ -106,8 +128,10 @@ __all__ = [
     "Trace",
     "Transcript",
     "__version__",
+    "batch",
     "check",
     "register_domain",
+    "run",
     "run_case",
     "run_session",
     "run_tasks",
