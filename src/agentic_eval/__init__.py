@@ -12,14 +12,6 @@ from typing import TYPE_CHECKING, Any
 from agentic_eval._version import __version__
 
 if TYPE_CHECKING:
-    from agentic_eval.api import (
-        AgenticEvalError,
-        BatchResult,
-        RunResult,
-        SampleResult,
-        batch,
-        run,
-    )
     from agentic_eval.agent import (
         ApprovalDecision,
         ApprovalRequest,
@@ -28,6 +20,14 @@ if TYPE_CHECKING:
         ToolArgumentError,
         ToolError,
         ToolRegistry,
+    )
+    from agentic_eval.api import (
+        AgenticEvalError,
+        BatchResult,
+        RunResult,
+        SampleResult,
+        batch,
+        run,
     )
     from agentic_eval.backends import (
         AgentTask,
@@ -97,8 +97,8 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "AgenticEvalError",
     "AgentTask",
+    "AgenticEvalError",
     "ApprovalDecision",
     "ApprovalRequest",
     "ApprovalRequirement",

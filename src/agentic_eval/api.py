@@ -31,7 +31,7 @@ from typing import Any, Literal, get_args
 import agentic_eval.batch as _batch_package
 from agentic_eval.backends.base import AuthenticationFailed, BackendError
 from agentic_eval.backends.spec import DEFAULT_RETRIES, DEFAULT_TIMEOUT, BackendSpec
-from agentic_eval.batch import BatchError, open_run, run_agent_batch, scripted_agents
+from agentic_eval.batch import BatchError, RunPlan, open_run, run_agent_batch, scripted_agents
 from agentic_eval.batch.finish import run_plan
 from agentic_eval.batch.planning import replay_plan, suite_plan
 from agentic_eval.batch.run import stored_results
@@ -277,7 +277,7 @@ async def run_async(
             f"no recordings of agent {agent!r} for {found.name} under {root} (record mode "
             f"{record_mode}: nothing is run live; record with mode once)"
         )
-    plans = []
+    plans: list[RunPlan] = []
     full = cases is None
     if to_record:
         spec = _live_or_scripted(found, agent, provider, model, base_url, retries, timeout)
@@ -474,4 +474,4 @@ class _CallableBatchPackage(ModuleType):
         return batch(*args, **kwargs)
 
 
-_batch_package.__class__ = _CallableBatchPackage
+setattr(_batch_package, "__class__", _CallableBatchPackage)  # noqa: B010 (pyright: a module's class)
