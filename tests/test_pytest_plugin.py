@@ -268,13 +268,16 @@ def test_batch_gates_samples_of_a_scripted_agent(tmp_path: Path) -> None:
     assert agentic_eval.batch.RunPlan is not None  # still the batch package too
 
 
-def test_import_agentic_eval_does_not_load_the_api() -> None:
+def test_import_agentic_eval_does_not_load_the_api_and_batch_stays_callable() -> None:
     code = (
         "import sys, agentic_eval; "
-        "print('agentic_eval.api' in sys.modules, 'agentic_eval.batch' in sys.modules)"
+        "print('agentic_eval.api' in sys.modules, 'agentic_eval.batch' in sys.modules); "
+        "from agentic_eval.batch import RunPlan; "  # the package first, the API not loaded
+        "print('agentic_eval.api' in sys.modules, callable(agentic_eval.batch), "
+        "agentic_eval.batch.RunPlan is RunPlan)"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True,
         env={**os.environ, "PYTHONWARNINGS": "error"},
     ).stdout  # fmt: skip
-    assert out.split() == ["False", "False"]
+    assert out.split() == ["False", "False", "False", "True", "True"]

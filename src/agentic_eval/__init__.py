@@ -6,7 +6,9 @@ The names a user needs are importable from here; they load lazily so that ``agen
 
 from __future__ import annotations
 
+import sys
 from importlib import import_module
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from agentic_eval._version import __version__
@@ -84,12 +86,27 @@ _EXPORTS = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name == "batch":
-        # The batch package, made callable by agentic_eval.api: agentic_eval.batch(...) runs
-        # the API's batch(), and the package's names stay reachable beside it.
+class _Package(ModuleType):
+    """This package's class: ``agentic_eval.batch`` names both the batch package and the API's
+    ``batch()``. Importing the package binds the name to it (the setter lets that happen), and
+    reading it loads ``agentic_eval.api``, which makes the package callable as ``batch()``: so
+    ``agentic_eval.batch(...)`` runs a batch and ``agentic_eval.batch.RunPlan`` still resolves,
+    whatever was imported first."""
+
+    @property
+    def batch(self) -> Any:
         import_module("agentic_eval.api")
         return import_module("agentic_eval.batch")
+
+    @batch.setter
+    def batch(self, value: Any) -> None:
+        del value  # the import system binding the subpackage; the getter returns it anyway
+
+
+sys.modules[__name__].__class__ = _Package
+
+
+def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'agentic_eval' has no attribute {name!r}")

@@ -10,8 +10,8 @@ The marker takes ``domain`` (first argument), ``cases`` (globs: a comma-separate
 list; every case when left out), ``agent`` (the recording label, default ``reference``),
 ``per_case=True`` (one test per case, the case id in the node id), and for recording a live
 model ``provider``, ``model`` and ``base_url`` (without a provider the domain's scripted agent
-named ``agent`` records), and ``recordings`` (the folder; default ``--agentic-recordings``, else
-``<rootdir>/evals/recordings``). The fixture ``agentic_eval_result`` runs the cases and returns
+named ``agent`` records), and ``recordings`` (the folder, relative to the rootdir; default
+``--agentic-recordings``, else ``<rootdir>/evals/recordings``). The fixture ``agentic_eval_result`` runs the cases and returns
 an :class:`agentic_eval.api.RunResult`.
 
 ``--agentic-record-mode=none|once|new_episodes|all`` (default ``none``: replay only, a missing
@@ -170,8 +170,13 @@ def agentic_eval_result(
     _event_loop_allowed()
     config = request.config
     mode = cast("RecordMode", config.getoption("agentic_record_mode"))
-    recordings = options.get("recordings") or config.getoption("agentic_recordings")
-    root = Path(recordings) if recordings else config.rootpath / "evals" / "recordings"
+    given: str | None = config.getoption("agentic_recordings")
+    if options.get("recordings"):  # the marker's folder is relative to the rootdir
+        root = config.rootpath / Path(options["recordings"])
+    elif given:  # the option's to the working directory
+        root = Path(given)
+    else:
+        root = config.rootpath / "evals" / "recordings"
     try:
         return run(
             options["domain"],
