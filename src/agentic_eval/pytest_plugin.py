@@ -11,8 +11,8 @@ list; every case when left out), ``agent`` (the recording label, default ``refer
 ``per_case=True`` (one test per case, the case id in the node id), and for recording a live
 model ``provider``, ``model`` and ``base_url`` (without a provider the domain's scripted agent
 named ``agent`` records), and ``recordings`` (the folder, relative to the rootdir; default
-``--agentic-recordings``, else ``<rootdir>/evals/recordings``). The fixture ``agentic_eval_result`` runs the cases and returns
-an :class:`agentic_eval.api.RunResult`.
+``--agentic-recordings``, else ``<rootdir>/evals/recordings``). The fixture
+``agentic_eval_result`` runs the cases and returns an :class:`agentic_eval.api.RunResult`.
 
 ``--agentic-record-mode=none|once|new_episodes|all`` (default ``none``: replay only, a missing
 recording fails, nothing runs live) is this plugin's own option, not pytest-recording's
