@@ -281,3 +281,17 @@ def test_import_agentic_eval_does_not_load_the_api_and_batch_stays_callable() ->
         env={**os.environ, "PYTHONWARNINGS": "error"},
     ).stdout  # fmt: skip
     assert out.split() == ["False", "False", "False", "True", "True"]
+
+
+def test_a_committed_scorecard_that_differs_fails_a_whole_domain_replay(tmp_path: Path) -> None:
+    root = _recordings(tmp_path)
+    store = _store(tmp_path)
+    assert agentic_eval.run("retail_ops", recordings=root, store=store).passed
+    path = root / "retail_ops" / "reference" / "scorecard.json"
+    card = json.loads(path.read_text(encoding="utf-8"))
+    card["cases"][0]["turns"] += 1
+    path.write_text(json.dumps(card, sort_keys=True), encoding="utf-8")
+    result = agentic_eval.run("retail_ops", recordings=root, store=store)
+    assert all(s.passed for s in result.samples)  # every sample reproduced its transcript
+    assert not result.passed and len(result.problems) == 1
+    assert "scorecard" in result.report()

@@ -319,7 +319,10 @@ async def run_async(
             except (AuthenticationFailed, BackendError, RecordingError, BatchError) as exc:
                 raise AgenticEvalError(one_line(str(exc))) from None
             samples.extend(_samples(session, seen))
-            problems.extend(p for p in session.problems if not _is_sample_problem(p, seen))
+            # The replay's problems list each sample not reproduced first (on its result
+            # here), then the run's own: a committed scorecard that differs.
+            unreproduced = sum(1 for c in seen.values() if c.reproduced is False)
+            problems.extend(session.problems[unreproduced:])
     except StoreError as exc:
         raise AgenticEvalError(one_line(str(exc))) from None
     finally:
@@ -346,11 +349,6 @@ def _sample(r: CaseResult, replayed: bool, reproduced: bool | None, problem: str
         checks=r.checks, hard_gate_failed=r.hard_gate_failed, replayed=replayed,
         reproduced=reproduced if replayed else None, problem=problem,
     )  # fmt: skip
-
-
-def _is_sample_problem(problem: str, seen: dict[tuple[str, int], CaseRun]) -> bool:
-    """Whether a session problem line is one sample's (already on its result)."""
-    return any(c.problem and c.problem in problem for c in seen.values())
 
 
 def run(
