@@ -49,6 +49,7 @@ from agentic_eval.evaluation.runner import CaseRun
 from agentic_eval.evaluation.session import SessionResult
 from agentic_eval.recordings.files import RecordingError, list_transcript_files
 from agentic_eval.recordings.layout import DEFAULT_RECORDINGS, LabelError, agent_dir, check_label
+from agentic_eval.recordings.replay import ReplayBackend
 from agentic_eval.store.db import Store, StoreError
 
 RecordMode = Literal["none", "once", "new_episodes", "all"]
@@ -225,6 +226,17 @@ def _live_or_scripted(
     return BackendSpec(kind="scripted", agent=agent)
 
 
+def _recorded_parameters(folder: Path, recorded: set[str]) -> RunParameters:
+    """The parameters the folder's transcripts were recorded with (a case recorded beside them
+    must share them, or the folder would no longer replay); the defaults for a new folder."""
+    if not recorded:
+        return RunParameters()
+    try:
+        return ReplayBackend(folder).parameters()
+    except RecordingError as exc:
+        raise AgenticEvalError(one_line(str(exc))) from None
+
+
 def _split(
     mode: RecordMode, cases: list[CaseSpec], recorded: set[str]
 ) -> tuple[list[CaseSpec], list[CaseSpec]]:
@@ -287,7 +299,7 @@ async def run_async(
                 f"into {root}, inside a git repository"
             )
         spec = spec.model_copy(update={"record": True, "recordings": str(root)})
-        params = parameters or RunParameters()
+        params = parameters or _recorded_parameters(folder, recorded)
         plans.append(suite_plan(found, to_record, spec, params, concurrency=concurrency,
                                 full=full and not to_replay))  # fmt: skip
     if to_replay:
@@ -379,7 +391,8 @@ def run(
         provider: Record a live model of this provider (``openai``, ``anthropic``...).
         model: The live model.
         base_url: The provider's base URL (e.g. ``agentic-eval fake-provider``'s).
-        parameters: Limits and approval mode of recorded runs (a replay uses the recorded ones).
+        parameters: Limits and approval mode of recorded runs (default: those of the folder's
+            recordings, else the defaults; a replay uses the recorded ones).
         concurrency: Samples in flight.
         retries: Transient retries of a live provider.
         timeout: Seconds per live request.
