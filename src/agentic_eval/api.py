@@ -100,7 +100,7 @@ class SampleResult:
             parts.append(self.reason)
         for c in self.failed_checks:
             parts.append(f"check {c.name} failed: expected {c.expected!r}, got {c.actual!r}")
-        if self.reproduced is False:
+        if self.reproduced is False and not (self.problem and self.problem in self.reason):
             parts.append(f"replay not reproduced: {self.problem or 'differs from the recording'}")
         return one_line("; ".join(parts))
 
