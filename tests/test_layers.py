@@ -26,6 +26,8 @@ RANK = {
     "evaluation": 7,
     "corpus": 8,
     "batch": 9,
+    "api": 10,
+    "pytest_plugin": 11,
     "history": 10,
     "workers": 10,
     "report": 11,

@@ -6,7 +6,9 @@ The names a user needs are importable from here; they load lazily so that ``agen
 
 from __future__ import annotations
 
+import sys
 from importlib import import_module
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from agentic_eval._version import __version__
@@ -20,6 +22,14 @@ if TYPE_CHECKING:
         ToolArgumentError,
         ToolError,
         ToolRegistry,
+    )
+    from agentic_eval.api import (
+        AgenticEvalError,
+        BatchResult,
+        RunResult,
+        SampleResult,
+        batch,
+        run,
     )
     from agentic_eval.backends import (
         AgentTask,
@@ -37,6 +47,11 @@ if TYPE_CHECKING:
     from agentic_eval.tasks import TaskKind, TaskSpec
 
 _EXPORTS = {
+    "AgenticEvalError": "agentic_eval.api",
+    "BatchResult": "agentic_eval.api",
+    "RunResult": "agentic_eval.api",
+    "SampleResult": "agentic_eval.api",
+    "run": "agentic_eval.api",
     "ApprovalDecision": "agentic_eval.agent",
     "ApprovalRequest": "agentic_eval.agent",
     "ApprovalRequirement": "agentic_eval.agent",
@@ -71,6 +86,26 @@ _EXPORTS = {
 }
 
 
+class _Package(ModuleType):
+    """This package's class: ``agentic_eval.batch`` names both the batch package and the API's
+    ``batch()``. Importing the package binds the name to it (the setter lets that happen), and
+    reading it loads ``agentic_eval.api``, which makes the package callable as ``batch()``: so
+    ``agentic_eval.batch(...)`` runs a batch and ``agentic_eval.batch.RunPlan`` still resolves,
+    whatever was imported first."""
+
+    @property
+    def batch(self) -> Any:
+        import_module("agentic_eval.api")
+        return import_module("agentic_eval.batch")
+
+    @batch.setter
+    def batch(self, value: Any) -> None:
+        del value  # the import system binding the subpackage; the getter returns it anyway
+
+
+sys.modules[__name__].__class__ = _Package
+
+
 def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
@@ -80,10 +115,12 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "AgentTask",
+    "AgenticEvalError",
     "ApprovalDecision",
     "ApprovalRequest",
     "ApprovalRequirement",
     "BackendSpec",
+    "BatchResult",
     "Call",
     "CaseSpec",
     "Check",
@@ -93,7 +130,9 @@ __all__ = [
     "Limits",
     "ModelBackend",
     "Mutant",
+    "RunResult",
     "RunSettings",
+    "SampleResult",
     "Scorecard",
     "ScriptedBackend",
     "Submit",
@@ -106,8 +145,10 @@ __all__ = [
     "Trace",
     "Transcript",
     "__version__",
+    "batch",
     "check",
     "register_domain",
+    "run",
     "run_case",
     "run_session",
     "run_tasks",
