@@ -28,9 +28,8 @@ HERE = Path(__file__).resolve().parent
 
 def _child(mode: str, epochs: int, work: Path) -> None:
     sys.path.insert(0, str(HERE))
-    from batch_bench import _batch, _floor, _plan
-
     from agentic_eval.store import Store
+    from batch_bench import _batch, _floor, _plan
 
     plan = _plan(epochs)
     if mode == "floor":
