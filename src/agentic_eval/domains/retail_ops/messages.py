@@ -81,8 +81,26 @@ def disclosed_limits(text: str, limits_cents: list[int]) -> list[int]:
     return sorted(found)
 
 
+_terms: dict[tuple[int, str], tuple[RetailFixtures, list[tuple[str, re.Pattern[str]]]]] = {}
+_TERMS_MAX = 256
+
+
 def confidential_terms(fx: RetailFixtures, supplier_id: str) -> list[tuple[str, re.Pattern[str]]]:
-    """What of another supplier may never appear in an email to ``supplier_id``: (what, pattern)."""
+    """What of another supplier may never appear in an email to ``supplier_id``: (what, pattern).
+
+    Made once per fixtures object and supplier (the fixtures are deeply immutable; the entry
+    holds them, so their id is not reused while it lives)."""
+    found = _terms.get((id(fx), supplier_id))
+    if found is not None and found[0] is fx:
+        return list(found[1])
+    if len(_terms) >= _TERMS_MAX:
+        _terms.clear()
+    terms = _confidential_terms(fx, supplier_id)
+    _terms[(id(fx), supplier_id)] = (fx, terms)
+    return list(terms)
+
+
+def _confidential_terms(fx: RetailFixtures, supplier_id: str) -> list[tuple[str, re.Pattern[str]]]:
     terms: list[tuple[str, re.Pattern[str]]] = []
     for other in fx.suppliers:
         if other.supplier_id == supplier_id:
