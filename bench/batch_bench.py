@@ -16,7 +16,6 @@ Run: ``python bench/batch_bench.py [--epochs 300] [--rows 100000] [--processes 2
 from __future__ import annotations
 
 import argparse
-import asyncio
 import tempfile
 import time
 from datetime import UTC, datetime
@@ -51,7 +50,7 @@ def _floor(plan: RunPlan) -> float:
     specs = domain.task_specs(domain.load_cases(), plan.limits(), len(plan.keys) // 34)
     backend = ScriptedBackend("reference", domain.agents()["reference"])
     started = time.perf_counter()
-    asyncio.run(run_tasks(specs, backend, plan.settings()))
+    run(run_tasks(specs, backend, plan.settings()))
     return time.perf_counter() - started
 
 

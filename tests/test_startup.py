@@ -71,9 +71,7 @@ def _commands() -> list[tuple[str, ...]]:
 @pytest.mark.parametrize("path", _commands(), ids=lambda p: " ".join(p) or "agentic-eval")
 def test_help_imports_no_sdk_no_store_and_no_run_path(path: tuple[str, ...]) -> None:
     modules = _imported(*path, "--help")
-    bad = sorted(
-        m for m in modules for f in FORBIDDEN if m == f or m.startswith(f + ".")
-    )
+    bad = sorted(m for m in modules for f in FORBIDDEN if m == f or m.startswith(f + "."))
     assert not bad, f"`agentic-eval {' '.join(path)} --help` imports {bad[:10]}"
 
 
@@ -97,10 +95,5 @@ def test_each_summary_is_the_start_of_its_commands_own_help() -> None:
 def test_list_and_show_import_neither_the_store_nor_the_sdks() -> None:
     for args in (("list", "domains"), ("show", "gate-001", "--agent", "naive")):
         modules = _imported(*args)
-        bad = sorted(
-            m
-            for m in modules
-            for f in FORBIDDEN[:7]
-            if m == f or m.startswith(f + ".")
-        )
+        bad = sorted(m for m in modules for f in FORBIDDEN[:7] if m == f or m.startswith(f + "."))
         assert not bad, f"`agentic-eval {' '.join(args)}` imports {bad[:10]}"

@@ -2,21 +2,24 @@
 
 A scripted agent is a generator function. It receives an :class:`AgentTask`, yields tool calls
 (one :class:`Call` or a list of them for one turn), receives the results of each turn as a list
-of :class:`ToolReply`, and finally yields :class:`Submit`. The backend re-runs the generator over
-the conversation for every request, so it holds no state between calls: replaying a scripted
-agent's recording is exactly like replaying a model's.
+of :class:`ToolReply`, and finally yields :class:`Submit`. Its answer is a pure function of the
+conversation (:func:`respond` re-runs the generator over it), so replaying a scripted agent's
+recording is exactly like replaying a model's. :class:`ScriptedBackend` gets the same answers
+faster: when a request extends the very conversation it answered last for that sample (the same
+message objects, then the turn's new messages), it resumes that sample's generator with the new
+results instead of re-running it from the start; any other request is answered by a re-run.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from agentic_eval.backends.base import BackendError, BackendInfo, CallContext, ModelBackend
-from agentic_eval.core.messages import ToolUseBlock
-from agentic_eval.core.model import ModelRequest, ModelResponse
+from agentic_eval.core.messages import Message, ToolUseBlock
+from agentic_eval.core.model import ModelRequest, ModelResponse, ToolSpec
 from agentic_eval.core.task import parse_task_inputs
 
 
@@ -67,11 +70,14 @@ def _parse(text: str) -> Any:
         return text
 
 
-def _replies_by_turn(request: ModelRequest) -> list[list[ToolReply]]:
-    """Group the conversation's tool results by the assistant turn that made the calls."""
-    calls: dict[str, ToolUseBlock] = {}
+def _replies_by_turn(
+    messages: Sequence[Message], calls: dict[str, ToolUseBlock]
+) -> list[list[ToolReply]]:
+    """Group the tool results of ``messages`` (the conversation past its task message, or the
+    part of it past what ``calls`` has seen) by the assistant turn that made the calls;
+    ``calls`` collects the calls by id as they are met."""
     turns: list[list[ToolReply]] = []
-    for message in request.messages[1:]:
+    for message in messages:
         if message.role == "assistant":
             for use in message.tool_uses():
                 calls[use.id] = use
@@ -93,12 +99,55 @@ def _replies_by_turn(request: ModelRequest) -> list[list[ToolReply]]:
     return turns
 
 
-def respond(agent: ScriptedAgent, request: ModelRequest) -> ModelResponse:
-    """The scripted agent's next response to ``request`` (pure function of the conversation).
+@dataclass
+class _Session:
+    """A scripted agent's generator part-way through one conversation."""
 
-    Raises:
-        BackendError: When the agent ends without submitting.
-    """
+    gen: Generator[Action, list[ToolReply], None]
+    action: Action
+    """What the generator yielded last."""
+    tools: tuple[ToolSpec, ...]
+    """The tools of the request that started it (the agent saw their names)."""
+    seen: tuple[Message, ...] = ()
+    """The messages of the last request it was advanced over."""
+    calls: dict[str, ToolUseBlock] = field(default_factory=lambda: {})
+    """The calls met so far, by id."""
+    turn: int = 0
+    """Turns of replies sent into it."""
+
+    def advance(self, messages: Sequence[Message]) -> None:
+        """Send the replies of each turn in ``messages`` into the generator.
+
+        Raises:
+            BackendError: When the agent ends without submitting (the generator is closed).
+        """
+        try:
+            for replies in _replies_by_turn(messages, self.calls):
+                self.turn += 1
+                self.action = self.gen.send(replies)
+        except StopIteration:
+            self.gen.close()
+            raise BackendError("scripted agent stopped without submitting") from None
+        except BaseException:
+            self.gen.close()
+            raise
+
+    def response(self, model: str) -> ModelResponse:
+        """The response answering the conversation advanced so far."""
+        action, turn = self.action, self.turn
+        if isinstance(action, Submit):
+            uses = [ToolUseBlock(id=f"call_{turn}_0", name="submit", input=action.output)]
+        else:
+            calls = action if isinstance(action, list) else [action]
+            uses = [
+                ToolUseBlock(id=f"call_{turn}_{i}", name=c.name, input=c.input)
+                for i, c in enumerate(calls)
+            ]
+        return ModelResponse(content=tuple(uses), stop_reason="tool_use", model=model)
+
+
+def _start(agent: ScriptedAgent, request: ModelRequest) -> _Session:
+    """A fresh generator of ``agent`` over ``request``'s task, at its first action."""
     first = request.messages[0].text() if request.messages else ""
     task = AgentTask(
         text=first,
@@ -106,38 +155,90 @@ def respond(agent: ScriptedAgent, request: ModelRequest) -> ModelResponse:
         tool_names=tuple(t.name for t in request.tools),
     )
     gen = agent(task)
-    turn = 0
     try:
         action = next(gen)
-        for replies in _replies_by_turn(request):
-            turn += 1
-            action = gen.send(replies)
     except StopIteration:
-        raise BackendError("scripted agent stopped without submitting") from None
-    finally:
         gen.close()
-    if isinstance(action, Submit):
-        uses = [ToolUseBlock(id=f"call_{turn}_0", name="submit", input=action.output)]
-    else:
-        calls = action if isinstance(action, list) else [action]
-        uses = [
-            ToolUseBlock(id=f"call_{turn}_{i}", name=c.name, input=c.input)
-            for i, c in enumerate(calls)
-        ]
-    return ModelResponse(content=tuple(uses), stop_reason="tool_use", model=request.model)
+        raise BackendError("scripted agent stopped without submitting") from None
+    except BaseException:
+        gen.close()
+        raise
+    return _Session(gen, action, request.tools, request.messages[:1])
+
+
+def respond(agent: ScriptedAgent, request: ModelRequest) -> ModelResponse:
+    """The scripted agent's next response to ``request`` (pure function of the conversation).
+
+    Raises:
+        BackendError: When the agent ends without submitting.
+    """
+    session = _start(agent, request)
+    session.advance(request.messages[1:])
+    session.gen.close()
+    return session.response(request.model)
+
+
+def _extends(messages: tuple[Message, ...], seen: tuple[Message, ...]) -> bool:
+    """Whether ``messages`` starts with the very message objects of ``seen``."""
+    if len(messages) < len(seen):
+        return False
+    return all(now is was for now, was in zip(messages, seen, strict=False))
+
+
+MAX_SESSIONS = 64
+"""Conversations a :class:`ScriptedBackend` keeps a generator for (a sample that ended without
+submitting leaves one behind; the oldest is closed first)."""
 
 
 class ScriptedBackend(ModelBackend):
-    """Answers with a scripted agent."""
+    """Answers with a scripted agent, resuming each sample's generator turn by turn."""
 
     def __init__(self, name: str, agent: ScriptedAgent) -> None:
         self.name = name
         self.agent = agent
+        self._sessions: dict[tuple[str, str, int, int], _Session] = {}
+
+    async def start_case(
+        self, domain: str, case_id: str, sample: int = 0, attempt: int = 1
+    ) -> None:
+        """A sample starts: any generator left from an earlier run of it is closed."""
+        session = self._sessions.pop((domain, case_id, sample, attempt), None)
+        if session is not None:
+            session.gen.close()
 
     async def complete(self, request: ModelRequest, call: CallContext) -> ModelResponse:
-        """The agent's next move given the conversation so far."""
-        del call
-        return respond(self.agent, request)
+        """The agent's next move given the conversation so far: :func:`respond`'s answer."""
+        key = (call.domain, call.case_id, call.sample, call.attempt)
+        session = self._sessions.pop(key, None)
+        messages = request.messages
+        if (
+            session is not None
+            and session.tools is request.tools
+            and len(session.seen) > 0
+            and _extends(messages, session.seen)
+        ):
+            session.advance(messages[len(session.seen) :])
+        else:
+            if session is not None:
+                session.gen.close()
+            session = _start(self.agent, request)
+            session.advance(messages[1:])
+        response = session.response(request.model)
+        if isinstance(session.action, Submit):
+            session.gen.close()
+        else:
+            session.seen = messages
+            self._sessions[key] = session
+            if len(self._sessions) > MAX_SESSIONS:
+                oldest = next(iter(self._sessions))
+                self._sessions.pop(oldest).gen.close()
+        return response
+
+    async def aclose(self) -> None:
+        """Close the generators of conversations that never submitted."""
+        sessions, self._sessions = self._sessions, {}
+        for session in sessions.values():
+            session.gen.close()
 
     def info(self) -> BackendInfo:
         """Scripted agents are labelled as such, never as a model."""

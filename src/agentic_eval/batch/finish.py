@@ -14,6 +14,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal, Protocol
 
+import orjson
+
 from agentic_eval.batch.plan import RunPlan
 from agentic_eval.core.canonical import canonical_json
 from agentic_eval.core.messages import trusted
@@ -49,21 +51,35 @@ def plan_sinks(plan: RunPlan) -> list[RunSink]:
 
 
 def stored_runs(store: Store, run_id: str) -> list[CaseRun]:
-    """Every stored sample of the run, rebuilt from its row (no transcript), in case then
-    sample order."""
+    """Every stored sample of the run, rebuilt from its row (read without its transcript), in
+    case then sample order. Equal checks and outcomes, which most rows repeat, are validated
+    once and shared (they are frozen)."""
     runs: list[CaseRun] = []
-    for r in store.samples(run_id):
+    checks_of: dict[bytes, CheckResult] = {}
+    outcomes: dict[tuple[str, str, str], Outcome] = {}
+    for r in store.sample_results(run_id):
+        checks: list[CheckResult] = []
+        for c in r.checks:
+            key = orjson.dumps(c, option=orjson.OPT_SORT_KEYS)
+            found = checks_of.get(key)
+            if found is None:
+                found = checks_of[key] = CheckResult.model_validate(c)
+            checks.append(found)
+        said = (r.outcome, r.failure_reason, r.failure_where)
+        outcome = outcomes.get(said)
+        if outcome is None:
+            outcome = outcomes[said] = Outcome(
+                kind=r.outcome,
+                reason=r.failure_reason,
+                where=r.failure_where,
+            )
         result = trusted(
             CaseResult,
             {
                 "case_id": r.case_id,
                 "sample": r.sample,
-                "outcome": Outcome(
-                    kind=r.outcome,  # pyright: ignore[reportArgumentType]
-                    reason=r.failure_reason,
-                    where=r.failure_where,
-                ),
-                "checks": tuple(CheckResult.model_validate(c) for c in r.checks),
+                "outcome": outcome,
+                "checks": tuple(checks),
                 "hard_gate_failed": r.hard_gate_failed,
                 "unapproved_attempts": r.unapproved_attempts,
                 "unapproved_executions": r.unapproved_executions,

@@ -17,6 +17,7 @@ final state judge what an instruction made the agent *do*.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterable
@@ -43,12 +44,19 @@ def _grams(tokens: list[str], n: int) -> set[tuple[str, ...]]:
     return {tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)}
 
 
+@functools.lru_cache(maxsize=4096)
+def _source_grams(source: str, n: int) -> frozenset[tuple[str, ...]]:
+    """The n-grams of a source text (record fields, which the runs of a suite repeat: read
+    once)."""
+    return frozenset(_grams(words(source), n))
+
+
 def copied_fragments(text: str, sources: Iterable[str], n: int = NGRAM) -> list[str]:
     """Every maximal run of ``n`` or more consecutive words of ``text`` that occurs in one of
     ``sources``, in the order found, each as its words joined by spaces."""
     known: set[tuple[str, ...]] = set()
     for source in sources:
-        known |= _grams(words(source), n)
+        known |= _source_grams(source, n)
     tokens = words(text)
     hits = [tuple(tokens[i : i + n]) in known for i in range(len(tokens) - n + 1)]
     runs: list[str] = []

@@ -6,7 +6,6 @@ import time
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agentic_eval.core.canonical import canonical_json
 from agentic_eval.evaluation.runner import CaseRun
 from agentic_eval.store.db import Store
 
@@ -56,7 +55,7 @@ def sample_row(
         "output_tokens": run.output_tokens,
         "duration_ms": round(run.duration_ms, 3),
         "transcript_ref": transcript_ref,
-        "transcript": canonical_json(run.transcript) if keep else None,
+        "transcript": run.transcript_text() if keep else None,
         "reproduced": run.reproduced,
         "source_job_id": None if stamp is None else stamp.source_job_id,
         "case_verdict": None if stamp is None else stamp.case_verdict,

@@ -27,7 +27,7 @@ from agentic_eval.backends.base import (
     start_sample,
 )
 from agentic_eval.checks.base import CheckContext, Trace, run_checks
-from agentic_eval.core.canonical import canonical_bytes
+from agentic_eval.core.canonical import canonical_bytes, canonical_json
 from agentic_eval.core.messages import trusted
 from agentic_eval.core.results import ApprovalMode, CheckResult, Outcome, unapproved_attempts
 from agentic_eval.core.scorecard import CaseResult, ProducedBy
@@ -67,6 +67,17 @@ class CaseRun:
     samples each have one attempt (a scenario's rounds are each a run of their own)."""
     detail: str = ""
     """The outcome in full where its reason is one line (every schema error of an output)."""
+    encoded: Callable[[], bytes] | None = None
+    """``canonical_bytes(transcript)``, made at most once from the parts the loop serialised
+    already (None when the transcript is not the one the loop's parts make up)."""
+
+    def transcript_text(self) -> str | None:
+        """The transcript as canonical JSON text (None when the run holds none)."""
+        if self.transcript is None:
+            return None
+        if self.encoded is not None:
+            return self.encoded().decode("utf-8")
+        return canonical_json(self.transcript)
 
 
 @dataclass(frozen=True)
@@ -195,17 +206,25 @@ async def run_case(spec: TaskSpec[Any], backend: ModelBackend, settings: RunSett
         },
     )
 
+    made: list[bytes] = []
+
     def encoded() -> bytes:
+        if made:
+            return made[0]
         if len(run.turns_json) != len(run.turns) or (run.request_json is None) != (
             run.request is None
         ):  # pragma: no cover - every run comes from run_agent, which keeps both
-            return canonical_bytes(transcript)
-        return encode_transcript(
-            transcript,
-            provenance=provenance_json,
-            request=run.request_json,
-            turns=run.turns_json,
-        )
+            made.append(canonical_bytes(transcript))
+        else:
+            made.append(
+                encode_transcript(
+                    transcript,
+                    provenance=provenance_json,
+                    request=run.request_json,
+                    turns=run.turns_json,
+                )
+            )
+        return made[0]
 
     review = backend.review_encoded(transcript, encoded)
     await backend.finish_case(review.transcript)
@@ -221,6 +240,7 @@ async def run_case(spec: TaskSpec[Any], backend: ModelBackend, settings: RunSett
         problem=review.problem,
         attempt=spec.attempt,
         detail=run.detail,
+        encoded=encoded if review.transcript is transcript else None,
     )
 
 

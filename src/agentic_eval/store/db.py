@@ -15,10 +15,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import (
     Engine,
+    Row,
     case,
     create_engine,
     event,
@@ -407,6 +408,18 @@ class Store(HistoryRows):
                 .order_by(EvalSample.case_id, EvalSample.sample, EvalSample.attempt)
             )
             return list(session.scalars(stmt))
+
+    def sample_results(self, run_id: str) -> list[Row[Any]]:
+        """A run's sample rows without their transcripts (every other :class:`EvalSample`
+        column, by name), by case id, then sample, then attempt: what finishing a run reads."""
+        cols = [c for c in EvalSample.__table__.columns if c.name != "transcript"]
+        with self._begin("read the sample rows") as conn:
+            stmt = (
+                select(*cols)
+                .where(EvalSample.run_id == run_id)
+                .order_by(EvalSample.case_id, EvalSample.sample, EvalSample.attempt)
+            )
+            return cast("list[Row[Any]]", conn.execute(stmt).all())
 
     def hard_gates_failed(self, run_id: str) -> dict[str, int]:
         """Samples failing each hard gate, by gate name, read from the rows' checks."""

@@ -9,14 +9,16 @@ the book's ``policy.snapshot_date``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
-from typing import Literal, Self, TypeVar
+from typing import Any, Literal, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from agentic_eval.domains.fixtures import FixtureLoader, find_by_id, unique_ids
+from agentic_eval.domains.fixtures import FixtureLoader, unique_ids
 
 FIXTURES_PATH = Path(__file__).with_name("fixtures.json")
 """The committed gold data."""
@@ -261,7 +263,7 @@ class RetailFixtures(_Model):
         Raises:
             KeyError: When there is none.
         """
-        return find_by_id(self.suppliers, supplier_id, lambda s: s.supplier_id)
+        return _index(self, "suppliers")[supplier_id]
 
     def contract(self, supplier_id: str) -> ContractTerms:
         """The supplier's contract terms.
@@ -269,7 +271,7 @@ class RetailFixtures(_Model):
         Raises:
             KeyError: When there are none.
         """
-        return find_by_id(self.contracts, supplier_id, lambda c: c.supplier_id)
+        return _index(self, "contracts")[supplier_id]
 
     def purchase_order(self, po_id: str) -> PurchaseOrder:
         """The PO with this id.
@@ -277,7 +279,7 @@ class RetailFixtures(_Model):
         Raises:
             KeyError: When there is none.
         """
-        return find_by_id(self.purchase_orders, po_id, lambda p: p.po_id)
+        return _index(self, "purchase_orders")[po_id]
 
     def invoice(self, invoice_id: str) -> Invoice:
         """The invoice with this id.
@@ -285,7 +287,7 @@ class RetailFixtures(_Model):
         Raises:
             KeyError: When there is none.
         """
-        return find_by_id(self.invoices, invoice_id, lambda i: i.invoice_id)
+        return _index(self, "invoices")[invoice_id]
 
     def exception(self, exception_id: str) -> ApException:
         """The AP exception with this id.
@@ -293,7 +295,7 @@ class RetailFixtures(_Model):
         Raises:
             KeyError: When there is none.
         """
-        return find_by_id(self.exceptions, exception_id, lambda e: e.exception_id)
+        return _index(self, "exceptions")[exception_id]
 
     def claim(self, claim_id: str) -> DeductionClaim:
         """The deduction claim with this id.
@@ -301,17 +303,93 @@ class RetailFixtures(_Model):
         Raises:
             KeyError: When there is none.
         """
-        return find_by_id(self.deduction_claims, claim_id, lambda c: c.claim_id)
+        return _index(self, "deduction_claims")[claim_id]
 
     def receipts_for(self, po_id: str) -> list[GoodsReceipt]:
         """Goods receipts recorded against a PO, by date then id."""
-        found = [r for r in self.goods_receipts if r.po_id == po_id]
-        return sorted(found, key=lambda r: (r.received_date, r.receipt_id))
+        return list(_by_po(self).receipts.get(po_id, ()))
 
     def schedule_for(self, po_id: str) -> list[ScheduleLine]:
         """Schedule lines of a PO, by date then SKU."""
-        found = [s for s in self.delivery_schedule if s.po_id == po_id]
-        return sorted(found, key=lambda s: (s.promised_date, s.sku))
+        return list(_by_po(self).schedule.get(po_id, ()))
+
+
+_ID_OF: dict[str, Callable[[Any], str]] = {
+    "suppliers": lambda s: s.supplier_id,
+    "contracts": lambda c: c.supplier_id,
+    "purchase_orders": lambda p: p.po_id,
+    "invoices": lambda i: i.invoice_id,
+    "exceptions": lambda e: e.exception_id,
+    "deduction_claims": lambda c: c.claim_id,
+}
+
+
+@dataclass(frozen=True)
+class _ByPo:
+    receipts: dict[str, tuple[GoodsReceipt, ...]]
+    schedule: dict[str, tuple[ScheduleLine, ...]]
+
+
+@dataclass
+class _Indexes:
+    """Lookups over one fixtures object, made on first use: the model is frozen and deeply
+    immutable (``core.frozen``), so they never go stale."""
+
+    fixtures: RetailFixtures
+    """Held, so that its id is not reused while the entry lives."""
+    by_id: dict[str, dict[str, Any]] = field(default_factory=lambda: {})
+    by_po: _ByPo | None = None
+
+
+_indexes: dict[int, _Indexes] = {}
+_INDEXES_MAX = 8
+
+
+def _indexes_of(fx: RetailFixtures) -> _Indexes:
+    found = _indexes.get(id(fx))
+    if found is None or found.fixtures is not fx:
+        if len(_indexes) >= _INDEXES_MAX:
+            _indexes.pop(next(iter(_indexes)))
+        found = _indexes[id(fx)] = _Indexes(fx)
+    return found
+
+
+def _index(fx: RetailFixtures, field_name: str) -> dict[str, Any]:
+    """The records of one field of ``fx`` by id (the first of an id, as a scan finds it)."""
+    indexes = _indexes_of(fx)
+    found = indexes.by_id.get(field_name)
+    if found is not None:
+        return found
+    index: dict[str, Any] = {}
+    id_of = _ID_OF[field_name]
+    items: tuple[Any, ...] = getattr(fx, field_name)
+    for item in items:
+        index.setdefault(id_of(item), item)
+    indexes.by_id[field_name] = index
+    return index
+
+
+def _by_po(fx: RetailFixtures) -> _ByPo:
+    """Receipts (by date, then id) and schedule lines (by date, then SKU) of each PO."""
+    indexes = _indexes_of(fx)
+    if indexes.by_po is None:
+        receipts: dict[str, list[GoodsReceipt]] = {}
+        for r in fx.goods_receipts:
+            receipts.setdefault(r.po_id, []).append(r)
+        schedule: dict[str, list[ScheduleLine]] = {}
+        for line in fx.delivery_schedule:
+            schedule.setdefault(line.po_id, []).append(line)
+        indexes.by_po = _ByPo(
+            {
+                k: tuple(sorted(v, key=lambda r: (r.received_date, r.receipt_id)))
+                for k, v in receipts.items()
+            },
+            {
+                k: tuple(sorted(v, key=lambda s: (s.promised_date, s.sku)))
+                for k, v in schedule.items()
+            },
+        )
+    return indexes.by_po
 
 
 LOADER = FixtureLoader(RetailFixtures, "retail_ops", FIXTURES_PATH)

@@ -8,11 +8,11 @@ fixture models are used solely to parse tool results into typed values.
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from pydantic import TypeAdapter
+from pydantic import BaseModel, TypeAdapter
 
 from agentic_eval.backends.scripted import Action, AgentTask, Call, Submit, ToolReply
 from agentic_eval.domains.retail_ops.fixtures import (
@@ -33,6 +33,38 @@ _INVOICES = TypeAdapter(list[Invoice])
 _POS = TypeAdapter(list[PurchaseOrder])
 _RECEIPTS = TypeAdapter(list[GoodsReceipt])
 _SCHEDULE = TypeAdapter(list[ScheduleLine])
+
+
+def _many(adapter: TypeAdapter[list[Any]]) -> Callable[[Any], tuple[Any, ...]]:
+    return lambda data: tuple(adapter.validate_python(data if isinstance(data, list) else [data]))
+
+
+def _all(adapter: TypeAdapter[list[Any]]) -> Callable[[Any], tuple[Any, ...]]:
+    return lambda data: tuple(adapter.validate_python(data))
+
+
+def _one(model: type[BaseModel]) -> Callable[[Any], tuple[Any, ...]]:
+    return lambda data: (model.model_validate(data),)
+
+
+_PARSERS: dict[str, Callable[[Any], tuple[Any, ...]]] = {
+    "get_ap_policy": _one(ApPolicy),
+    "get_supplier": _one(Supplier),
+    "get_contract_terms": _one(ContractTerms),
+    "get_purchase_order": _many(_POS),
+    "list_purchase_orders": _many(_POS),
+    "get_goods_receipts": _all(_RECEIPTS),
+    "get_delivery_schedule": _all(_SCHEDULE),
+    "get_invoice": _many(_INVOICES),
+    "list_invoices": _many(_INVOICES),
+    "get_exception": _one(ApException),
+    "get_deduction_claim": _one(DeductionClaim),
+}
+"""How the agent reads each tool's result into typed records (frozen models)."""
+_parsed: dict[tuple[str, str], tuple[Any, ...]] = {}
+"""Records read from a tool's result text, by (tool, text): the same text always reads as the
+same frozen records, so each is parsed once and shared between runs."""
+_PARSED_MAX = 4096
 
 
 class Notes:
@@ -66,36 +98,39 @@ class Notes:
                 if strict:
                     raise RuntimeError(f"reference agent: {r.name} failed: {r.text}")
                 continue
-            self._absorb(r.name, r.input, r.data)
+            self._absorb(r.name, r.input, r.data, r.text)
 
-    def _absorb(self, name: str, args: dict[str, Any], data: Any) -> None:
+    def _absorb(self, name: str, args: dict[str, Any], data: Any, text: str) -> None:
+        if name == "request_approval":
+            self.granted[f"{data['action']}:{data['target']}"] = bool(data["approved"])
+            return
+        parse = _PARSERS.get(name)
+        if parse is None:
+            return
+        parsed = _parsed.get((name, text))
+        if parsed is None:
+            if len(_parsed) >= _PARSED_MAX:
+                _parsed.clear()
+            parsed = _parsed[(name, text)] = parse(data)
         if name == "get_ap_policy":
-            self.policy = ApPolicy.model_validate(data)
+            self.policy = parsed[0]
         elif name == "get_supplier":
-            s = Supplier.model_validate(data)
-            self.suppliers[s.supplier_id] = s
+            self.suppliers.update({s.supplier_id: s for s in parsed})
         elif name == "get_contract_terms":
-            t = ContractTerms.model_validate(data)
-            self.terms[t.supplier_id] = t
+            self.terms.update({t.supplier_id: t for t in parsed})
         elif name in ("get_purchase_order", "list_purchase_orders"):
-            found = _POS.validate_python(data if isinstance(data, list) else [data])
-            self.pos.update({p.po_id: p for p in found})
+            self.pos.update({p.po_id: p for p in parsed})
         elif name == "get_goods_receipts":
-            self.receipts[str(args["po_id"])] = _RECEIPTS.validate_python(data)
+            self.receipts[str(args["po_id"])] = list(parsed)
         elif name == "get_delivery_schedule":
-            for s in _SCHEDULE.validate_python(data):
+            for s in parsed:
                 self.schedule[(s.po_id, s.sku, s.promised_date.isoformat())] = s
         elif name in ("get_invoice", "list_invoices"):
-            found_inv = _INVOICES.validate_python(data if isinstance(data, list) else [data])
-            self.invoices.update({i.invoice_id: i for i in found_inv})
+            self.invoices.update({i.invoice_id: i for i in parsed})
         elif name == "get_exception":
-            e = ApException.model_validate(data)
-            self.exceptions[e.exception_id] = e
+            self.exceptions.update({e.exception_id: e for e in parsed})
         elif name == "get_deduction_claim":
-            c = DeductionClaim.model_validate(data)
-            self.claims[c.claim_id] = c
-        elif name == "request_approval":
-            self.granted[f"{data['action']}:{data['target']}"] = bool(data["approved"])
+            self.claims.update({c.claim_id: c for c in parsed})
 
     # --- arithmetic a careful clerk does -------------------------------------------------
 

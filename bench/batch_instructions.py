@@ -1,0 +1,82 @@
+"""Batch cost in instructions per scripted sample, counted by valgrind's callgrind: repeatable on
+a shared, noisy machine where ``batch_bench.py``'s wall-clock figures are not.
+
+For each mode it runs retail_ops' 34 cases x E epochs in a fresh process under
+``valgrind --tool=callgrind`` for two values of E; the difference divided by the difference in
+samples is the per-sample cost (start-up and imports cancel out). Modes: ``floor`` (the plain
+loop, ``run_tasks`` with no store) and ``sqlite`` (``run_agent_batch`` on a SQLite file: the
+store sink, and finishing the run from its rows). To compare with another commit, run the same
+script with that commit's package first on the path (``git worktree add /tmp/base <commit>``,
+then ``PYTHONPATH=/tmp/base/src python bench/batch_instructions.py``).
+
+Run: ``python bench/batch_instructions.py [--epochs 2 6] [--modes floor sqlite]`` (needs
+valgrind; a few minutes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def _child(mode: str, epochs: int, work: Path) -> None:
+    sys.path.insert(0, str(HERE))
+    from agentic_eval.store import Store
+    from batch_bench import _batch, _floor, _plan
+
+    plan = _plan(epochs)
+    if mode == "floor":
+        _floor(plan)
+        return
+    store = Store(f"sqlite:///{work / f'{mode}-{epochs}.db'}")
+    store.migrate()
+    _batch(store, plan)
+    store.close()
+
+
+def _instructions(mode: str, epochs: int, work: Path) -> int:
+    out = work / f"callgrind-{mode}-{epochs}.out"
+    # A fixed hash seed: string hashing sets dict and set layouts, which move the count by a
+    # few per cent from one process to the next. (The store's flush by age still moves it a
+    # little: a slower run flushes more often.)
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    me = [sys.executable, __file__, "--child", mode, str(epochs), str(work)]
+    subprocess.run(
+        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *me],
+        check=True,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    found = re.search(r"^summary:\s*(\d+)", out.read_text(), re.MULTILINE)
+    assert found is not None, f"no summary line in {out}"
+    return int(found[1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--epochs", type=int, nargs=2, default=[2, 6], help="two epoch counts")
+    parser.add_argument("--modes", nargs="+", default=["floor", "sqlite"], help="floor, sqlite")
+    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        _child(args.child[0], int(args.child[1]), Path(args.child[2]))
+        return
+    low, high = args.epochs
+    with tempfile.TemporaryDirectory() as tmp:
+        for mode in args.modes:
+            a = _instructions(mode, low, Path(tmp))
+            b = _instructions(mode, high, Path(tmp))
+            per = (b - a) / (34 * (high - low))
+            print(f"{mode}: {per / 1e6:.3f} M instructions per sample ({low} -> {high} epochs)")
+
+
+if __name__ == "__main__":
+    main()
