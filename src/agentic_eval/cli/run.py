@@ -195,6 +195,7 @@ def run(
           --model qwen2.5-coder-1.5b --record
       agentic-eval run --resume 6f1c...
     """
+    from agentic_eval.cli.common import recordings_root
     from agentic_eval.cli.execute import execute
 
     if resume is not None:
@@ -249,7 +250,7 @@ def run(
         fmt=final_fmt,
         output=output,
         history=not no_history,
-        recordings=recordings,
+        recordings=recordings_root(domains, recordings),
         max_turns=max_turns,
         max_tokens=max_tokens,
         temperature=temperature,
