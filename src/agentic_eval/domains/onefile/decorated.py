@@ -387,6 +387,21 @@ class OneFileDomain(Domain[Any]):
             seen.add(case.id)
         return cases
 
+    def load_cases(self) -> list[CaseSpec]:
+        """The cases of the case file beside the defining file (see :meth:`Domain.load_cases`).
+
+        Raises:
+            CaseFileError: When it is missing (saying how to write it), unreadable or invalid.
+            FixtureError: When cases are built from real case rows that are invalid.
+        """
+        if not self.external_fixtures() and not self.case_file_path().exists():
+            where = self.source if self.source is not None else self.name
+            raise CaseFileError(
+                f"{self.name}: case file {self.case_file_path()} is missing; "
+                f"run `agentic-eval goldens write {where}`"
+            )
+        return super().load_cases()
+
     def make_env(self, case: CaseSpec) -> Any:
         """A fresh state for one case."""
         return {} if self._state is None else self._state(dict(case.inputs))

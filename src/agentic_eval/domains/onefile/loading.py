@@ -42,32 +42,34 @@ def _module_name(path: Path) -> str:
     return f"agentic_eval_evalfile_{stem}_{digest}"
 
 
-def _where(exc: BaseException, path: Path) -> str:
+def _where(exc: BaseException, path: Path, shown: str) -> str:
     """``file:line`` of the innermost frame of the eval file in the exception's traceback."""
     line = None
     for frame in traceback.extract_tb(exc.__traceback__):
         if frame.filename == str(path):
             line = frame.lineno
-    return f"{path}:{line}" if line is not None else str(path)
+    return f"{shown}:{line}" if line is not None else shown
 
 
-def _import(path: Path) -> list[Domain[Any]]:
+def _import(path: Path, shown: str) -> list[Domain[Any]]:
     name = _module_name(path)
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
-        raise EvalFileError(f"{path}: cannot be imported as Python")
+        raise EvalFileError(f"{shown}: cannot be imported as Python")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # pydantic and dataclasses resolve the file's names through it
     try:
         spec.loader.exec_module(module)
     except SyntaxError as exc:
         sys.modules.pop(name, None)
-        where = f"{exc.filename or path}:{exc.lineno}" if exc.lineno else str(path)
+        in_file = exc.filename in (None, str(path))
+        where = shown if in_file else str(exc.filename)
+        where = f"{where}:{exc.lineno}" if exc.lineno else where
         raise EvalFileError(f"{where}: syntax error: {exc.msg}") from None
     except Exception as exc:
         sys.modules.pop(name, None)
         raise EvalFileError(
-            f"{_where(exc, path)}: importing the eval file raised {describe_exception(exc)}"
+            f"{_where(exc, path, shown)}: importing the eval file raised {describe_exception(exc)}"
         ) from None
     found: list[Domain[Any]] = []
     for value in vars(module).values():
@@ -75,7 +77,7 @@ def _import(path: Path) -> list[Domain[Any]]:
             found.append(value)  # pyright: ignore[reportUnknownArgumentType]
     if not found:
         raise EvalFileError(
-            f"{path}: defines no domain (create one at the top level with "
+            f"{shown}: defines no domain (create one at the top level with "
             "`agentic_eval.domain(...)`, or a Domain instance)"
         )
     return found
@@ -103,7 +105,7 @@ def load_eval_file(name: str | Path) -> list[Domain[Any]]:
     if hit is not None:  # the file changed: its old domains give way
         for old in hit[1]:
             unregister_domain(old.name)
-    domains = _import(path)
+    domains = _import(path, str(name))
     all_domains()  # plugins first: a file's domain may not take a plugin's name
     for d in domains:
         try:
@@ -114,6 +116,6 @@ def load_eval_file(name: str | Path) -> list[Domain[Any]]:
                     unregister_domain(done.name)
                 else:
                     break
-            raise EvalFileError(f"{path}: {exc}") from None
+            raise EvalFileError(f"{name}: {exc}") from None
     _loaded[path] = (version, domains)
     return list(domains)
