@@ -173,7 +173,7 @@ def run(
     timeout: float,
     resume: str | None,
 ) -> int:
-    """Run DOMAINS (default: every domain).
+    """Run DOMAINS (default: every domain); a DOMAIN ending in .py is an eval file.
 
     \b
     With no options: replay every recorded agent of every domain, keyless, and check that
