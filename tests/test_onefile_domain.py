@@ -365,3 +365,37 @@ def test_jsonl_cases_and_real_fixtures_are_marked(
         f"agentic-eval: error: {real}/refunds_jsonl/cases.jsonl:2: a case row is a JSON "
         "object, not list"
     )
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        (
+            '{"id": "O-2", "order_id": "O-2"}',
+            '{"id": "O 2", "order_id": "O-2"}',
+            "refunds: case 2: id: Value error, case id 'O 2' must be",
+        ),
+        (
+            '{"id": "O-2", "order_id": "O-2"}',
+            '{"id": "O-2", "order_id": "O-9"}',
+            "refunds: the answer key raised on case O-2: KeyError: 'O-9'",
+        ),
+        (
+            '{"id": "O-2", "order_id": "O-2"}',
+            '{"id": "O-1", "order_id": "O-2"}',
+            "refunds: two cases have the id 'O-1'",
+        ),
+    ],
+    ids=["bad-id", "answer-key-raises", "repeated-id"],
+)
+def test_bad_cases_are_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], old: str, new: str, message: str
+) -> None:
+    name, code, _ = _example()
+    assert old in code
+    path = tmp_path / name
+    path.write_text(code.replace(old, new), encoding="utf-8")
+    status, out, err = _cli(capsys, f"agentic-eval goldens write {path}")
+    assert status == 1 and out == ""
+    (line,) = err.splitlines()
+    assert line.startswith(f"agentic-eval: error: {message}"), line

@@ -33,10 +33,15 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agentic_eval.agent.approval import ApprovalRequest
-from agentic_eval.agent.tools import ApprovalPredicate, ToolRegistry, describe_exception
+from agentic_eval.agent.tools import (
+    ApprovalPredicate,
+    ToolRegistry,
+    describe_exception,
+    first_validation_error,
+)
 from agentic_eval.checks.base import Check, CheckContext, FunctionCheck
 from agentic_eval.checks.gates import APPROVAL_GATE, CLAIMS_GATE
 from agentic_eval.core.case import CaseSpec
@@ -377,9 +382,10 @@ class OneFileDomain(Domain[Any]):
                         hard_gate=hard,
                     )
                 )
-            except ValueError as exc:
-                detail = str(exc).splitlines()
-                raise CaseFileError(f"{self.name}: case {n}: {' '.join(detail[1:3])}") from None
+            except ValidationError as exc:
+                raise CaseFileError(
+                    f"{self.name}: case {n}: {first_validation_error(exc)}"
+                ) from None
         seen: set[str] = set()
         for case in cases:
             if case.id in seen:
