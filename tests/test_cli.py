@@ -10,6 +10,7 @@ import pytest
 
 from agentic_eval import __version__
 from agentic_eval.cli.main import main
+from agentic_eval.domains import get_domain
 
 
 def _err_lines(capsys: pytest.CaptureFixture[str]) -> list[str]:
@@ -86,3 +87,15 @@ def test_readme_cli_reference_names_every_option() -> None:
 
     walk(cli, "agentic-eval")
     assert not missing, missing
+
+
+def test_show_full_prints_every_text_whole(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["show", "gate-001", "--agent", "naive"])
+    cut = capsys.readouterr().out
+    assert code == 0 and "..." in cut and "-- system prompt" not in cut
+    code = main(["show", "gate-001", "--agent", "naive", "--full"])
+    full = capsys.readouterr().out
+    assert code == 0 and "-- system prompt" in full
+    system = get_domain("retail_ops").system_prompt
+    assert system.splitlines()[-1] in full  # the last line of the prompt, whole
+    assert len(full) > 2 * len(cut)

@@ -30,7 +30,7 @@ from agentic_eval.history import (
     HISTORY_DIR_ENV,
     HistoryEntry,
     HistoryError,
-    baseline_entry,
+    baseline_path,
     diff_runs,
     entry_from_session,
     entry_name,
@@ -40,12 +40,13 @@ from agentic_eval.history import (
     history_dir,
     load_history,
     promote,
-    read_baseline,
+    read_baselines,
     read_entry,
     record_session,
     recording_ref,
     write_entry,
 )
+from agentic_eval.history.entry import series_key
 from agentic_eval.recordings.layout import agent_dir
 from agentic_eval.recordings.replay import ReplayBackend
 from agentic_eval.store.db import Store
@@ -206,11 +207,17 @@ def test_entries_refuse_unsafe_run_ids_and_naive_timestamps(runs: Runs) -> None:
 # --- files -------------------------------------------------------------------------------------
 
 
-def test_history_dir_defaults_to_evals_history_and_moves_with_the_env(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+def test_history_dir_defaults_to_the_home_folder_and_moves_with_the_env(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, runs: Runs
 ) -> None:
     monkeypatch.delenv(HISTORY_DIR_ENV, raising=False)
-    assert history_dir() == Path("evals") / "history"
+    monkeypatch.delenv("AGENTIC_EVAL_HOME")
+    assert history_dir() == Path(".agentic-eval") / "history"
+    home = tmp_path / "fresh-home"
+    monkeypatch.setenv("AGENTIC_EVAL_HOME", str(home))
+    assert history_dir() == home / "history"
+    write_entry(runs.reference)  # the folder it makes ignores itself, as git sees it
+    assert (home / ".gitignore").read_text().splitlines()[-1] == "*"
     monkeypatch.setenv(HISTORY_DIR_ENV, str(tmp_path / "elsewhere"))
     assert history_dir() == tmp_path / "elsewhere"
 
@@ -439,28 +446,60 @@ def test_runs_of_different_suites_are_not_compared(runs: Runs) -> None:
 # --- baselines and lookup -----------------------------------------------------------------
 
 
-def test_promote_a_run_and_find_it_as_the_baseline(runs: Runs, root: Path) -> None:
+def test_promote_a_run_and_find_it_as_its_series_baseline(runs: Runs, root: Path) -> None:
     write_entry(runs.reference)
     write_entry(runs.naive)
     stored = find_run(runs.reference.run_id[:8])
     path, marker = promote(stored, now=datetime(2026, 1, 2, tzinfo=UTC))
-    assert path == root / "retail_ops" / "baseline.json"
-    assert read_baseline("retail_ops") == marker
+    key = series_key(runs.reference)
+    assert path == baseline_path(key) and path.parent == root / "retail_ops" / "baselines"
+    assert path.name == ".".join(key[1:]) + ".json"
     assert marker.file == entry_name(runs.reference)
-    assert baseline_entry("retail_ops", load_history("retail_ops")).entry == runs.reference
-    assert len(load_history("retail_ops")) == 2  # the marker is not an entry
+    assert (marker.agent, marker.approval_mode, marker.producer_kind) == key[1:]
+    history = load_history("retail_ops")
+    found = read_baselines("retail_ops", history)
+    assert {k: s.entry for k, s in found.items()} == {key: runs.reference}
+    assert series_key(runs.naive) not in found  # another agent's series has none
+    assert len(history) == 2  # the markers are not entries
+
+
+def test_a_suite_wide_marker_of_format_1_is_its_runs_series_baseline(
+    runs: Runs, root: Path
+) -> None:
+    write_entry(runs.reference)
+    write_entry(runs.naive)
+    legacy = {
+        "schema_version": 1,
+        "suite": "retail_ops",
+        "run_id": runs.naive.run_id,
+        "file": entry_name(runs.naive),
+        "promoted_at": "2026-01-02T00:00:00Z",
+    }
+    (root / "retail_ops" / "baseline.json").write_text(json.dumps(legacy))
+    found = read_baselines("retail_ops", load_history("retail_ops"))
+    assert {k: s.entry.run_id for k, s in found.items()} == {
+        series_key(runs.naive): runs.naive.run_id
+    }
+    promote(find_run(runs.naive.run_id))  # a series' own marker takes over from it
+    assert read_baselines("retail_ops", load_history("retail_ops"))[series_key(runs.naive)]
 
 
 def test_a_baseline_whose_run_left_the_history_is_an_error(runs: Runs, root: Path) -> None:
     path = write_entry(runs.reference)
     promote(find_run(runs.reference.run_id))
     path.unlink()
-    with pytest.raises(
-        HistoryError, match=r"baseline\.json: baseline run .* is not in the history"
-    ):
-        baseline_entry("retail_ops", load_history("retail_ops"))
-    with pytest.raises(HistoryError, match="no baseline promoted"):
-        baseline_entry("nothing_here", [])
+    with pytest.raises(HistoryError, match=r"\.json: baseline run .* is not in the history"):
+        read_baselines("retail_ops", load_history("retail_ops"))
+    assert read_baselines("nothing_here", []) == {}
+
+
+def test_a_marker_moved_to_another_series_file_is_refused(runs: Runs, root: Path) -> None:
+    write_entry(runs.reference)
+    write_entry(runs.naive)
+    path, _ = promote(find_run(runs.reference.run_id))
+    path.rename(baseline_path(series_key(runs.naive)))
+    with pytest.raises(HistoryError, match="the marker was moved or edited"):
+        read_baselines("retail_ops", load_history("retail_ops"))
 
 
 def test_promote_refuses_a_run_outside_the_history(runs: Runs, root: Path, tmp_path: Path) -> None:
@@ -564,7 +603,9 @@ def test_history_command_lists_runs_newest_first_with_rates_and_gates(
     write_entry(_shifted(runs.naive, 1))
     write_entry(_shifted(runs.replay_a, 2))
     assert main(["baseline", "promote", runs.reference.run_id[:8]]) == 0
-    assert "retail_ops: baseline is now run" in capsys.readouterr().out
+    assert "retail_ops / reference (enforce, scripted): baseline is now run" in (
+        capsys.readouterr().out
+    )
     assert main(["history", "retail_ops", "--format", "json"]) == 0
     data: dict[str, Any] = json.loads(capsys.readouterr().out)
     (suite,) = data["suites"]
@@ -587,7 +628,12 @@ def test_history_command_lists_runs_newest_first_with_rates_and_gates(
     total = runs.naive.samples
     assert f"{runs.naive.passed}/{total} ({100 * runs.naive.passed / total:.1f}%)" in out
     assert main(["baseline", "show"]) == 0
-    assert f"retail_ops: run {runs.reference.run_id}" in capsys.readouterr().out
+    shown = capsys.readouterr().out.splitlines()
+    assert f"retail_ops / reference (enforce, scripted): run {runs.reference.run_id}" in shown[0]
+    assert shown[1:] == [
+        "retail_ops / naive (enforce, scripted): no baseline",
+        "retail_ops / reference (enforce, replay): no baseline",
+    ]
 
 
 def test_history_command_on_a_corrupt_file_exits_2_naming_it(

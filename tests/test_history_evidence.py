@@ -40,8 +40,11 @@ def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]
 
 
 def _runs(capsys: pytest.CaptureFixture[str], *agents: str) -> list[Path]:
+    """Scripted runs, in order; ``"naive as reference"`` files the naive agent's run under the
+    reference label (one series whose agent got worse)."""
     for agent in agents:
-        _cli(capsys, *SCRIPTED, "--agent", agent)
+        name, _, label = agent.partition(" as ")
+        _cli(capsys, *SCRIPTED, "--agent", name, *(("--label", label) if label else ()))
     return [s.path for s in load_history("retail_ops")]
 
 
@@ -137,9 +140,9 @@ def _consistent_all_passed(data: dict[str, Any]) -> None:
 def test_a_fully_consistent_forgery_is_caught_by_the_store(
     history: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _, head = _runs(capsys, "reference", "naive")
+    _, head = _runs(capsys, "reference", "naive as reference")
     code, _, _ = _cli(capsys, "report", "retail_ops", "--fail-on-regression")
-    assert code == 1  # naive regressed against reference
+    assert code == 1  # the reference series regressed
     _edit(head, _consistent_all_passed)
     read_entry(head)  # it agrees with itself...
     code, _, err = _cli(capsys, "report", "retail_ops", "--fail-on-regression")
@@ -197,7 +200,7 @@ def test_entries_are_chained_and_a_deleted_or_reordered_entry_is_reported(
 def test_deleting_the_newest_entry_is_noticed_by_the_store(
     history: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _, _, newest = _runs(capsys, "reference", "reference", "naive")
+    _, _, newest = _runs(capsys, "reference", "reference", "naive as reference")
     assert _cli(capsys, "report", "retail_ops", "--fail-on-regression")[0] == 1
     newest.rename(newest.with_name("." + newest.name))  # hidden, as good as deleted
     code, _, err = _cli(capsys, "report", "retail_ops", "--fail-on-regression")
@@ -342,7 +345,7 @@ def test_a_baseline_marker_whose_file_and_run_disagree_is_refused(
     _runs(capsys, "reference", "naive")
     stored = load_history("retail_ops")
     assert _cli(capsys, "baseline", "promote", stored[0].entry.run_id)[0] == 0
-    marker = history / "retail_ops" / "baseline.json"
+    (marker,) = (history / "retail_ops" / "baselines").iterdir()
     data = json.loads(marker.read_text())
     data["run_id"] = stored[1].entry.run_id  # now names the head, file still the old run's
     marker.write_text(json.dumps(data))

@@ -54,7 +54,10 @@ def test_fail_on_regression_with_a_single_run_exits_non_zero(
     code, _, _ = _cli(capsys, "run", "retail_ops", "--backend", "scripted", "--cases", "match-001")
     assert code == 0
     code, _, err = _cli(capsys, "report", "retail_ops", "--fail-on-regression")
-    assert code == 2 and "retail_ops: nothing compared (only one run" in err
+    assert (
+        code == 2
+        and "retail_ops / reference (enforce, scripted): nothing compared (only one" in err
+    )
     code, _, err = _cli(capsys, "report", "--fail-on-regression")
     assert code == 2, err
     _cli(capsys, "run", "retail_ops", "--backend", "scripted", "--cases", "match-001")
@@ -69,7 +72,7 @@ def test_a_suite_without_a_comparison_beside_one_with_is_a_warning_when_unnamed(
         _cli(capsys, "run", "retail_ops", "--backend", "scripted", "--cases", "match-001")
     _cli(capsys, "run", "browser_ops", "--backend", "scripted", "--cases", "*-001")
     code, _, err = _cli(capsys, "report", "--fail-on-regression")
-    assert code == 0 and "warning: --fail-on-regression: browser_ops: nothing compared" in err
+    assert code == 0 and "warning: --fail-on-regression: browser_ops / reference" in err
     code, _, err = _cli(capsys, "report", "browser_ops", "retail_ops", "--fail-on-regression")
     assert code == 2 and "error: --fail-on-regression: browser_ops" in err
 

@@ -63,19 +63,25 @@ DOMAIN = get_domain("retail_ops")
 class Runs:
     reference: HistoryEntry
     naive: HistoryEntry
+    """The naive agent's behaviour filed as the reference agent: a regression of its series."""
     replay_a: HistoryEntry
     replay_b: HistoryEntry
+    other_agent: HistoryEntry
+    """The naive agent under its own name: another series."""
 
 
-def _session(agent: str, store: Store, replay: bool) -> HistoryEntry:
+def _session(agent: str, store: Store, replay: bool, label: str | None = None) -> HistoryEntry:
+    """A real session; ``label`` files a scripted agent's run under another agent's name (the
+    same series: as when that agent's code changes between two runs)."""
     if replay:
         backend: Any = ReplayBackend(agent_dir(RECORDINGS, DOMAIN.name, agent))
         settings = RunSettings.from_parameters(backend.info().model, backend.parameters())
         spec = BackendSpec(kind="replay", agent=agent, recordings=str(RECORDINGS))
     else:
-        backend = ScriptedBackend(agent, DOMAIN.agents()[agent])
-        settings = RunSettings(model=f"scripted:{agent}")
-        spec = BackendSpec(kind="scripted", agent=agent)
+        name = label or agent
+        backend = ScriptedBackend(name, DOMAIN.agents()[agent])
+        settings = RunSettings(model=f"scripted:{name}")
+        spec = BackendSpec(kind="scripted", agent=name)
     specs = DOMAIN.task_specs(DOMAIN.load_cases(), settings.limits)
     mode = "replay" if replay else "scripted"
     result = asyncio.run(
@@ -90,9 +96,10 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Runs:
     try:
         return Runs(
             reference=_session("reference", store, replay=False),
-            naive=_session("naive", store, replay=False),
+            naive=_session("naive", store, replay=False, label="reference"),
             replay_a=_session("reference", store, replay=True),
             replay_b=_session("reference", store, replay=True),
+            other_agent=_session("naive", store, replay=False),
         )
     finally:
         store.close()
@@ -171,8 +178,9 @@ def test_report_lists_exactly_the_cases_whose_verdict_changed_with_flipped_check
     failing = _failing(runs.naive)
     assert main(["report", "retail_ops"]) == 0
     out = capsys.readouterr().out
-    assert f"retail_ops: {len(failing)} regressed, 0 improved" in out
-    assert "agent changed (scripted agent reference -> scripted agent naive)" in out
+    assert (
+        f"retail_ops / reference (enforce, scripted): {len(failing)} regressed, 0 improved" in out
+    )
     for case_id, checks in failing.items():
         assert case_id in out
         for name in checks:
@@ -207,13 +215,48 @@ def test_the_way_back_is_improvements_and_passes_the_regression_gate(
     assert f"0 regressed, {len(_failing(runs.naive))} improved" in capsys.readouterr().out
 
 
+def test_each_agent_is_compared_with_its_own_previous_run(
+    runs: Runs, root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # reference, then another agent, then a replay of reference, then the reference again, worse
+    _history(runs.reference, runs.other_agent, runs.replay_a, runs.naive, runs.replay_b)
+    assert main(["report", "retail_ops", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    by_series = {s["series"]: s for s in data["suites"]}
+    assert set(by_series) == {
+        "reference (enforce, scripted)",
+        "naive (enforce, scripted)",
+        "reference (enforce, replay)",
+    }
+    scripted = by_series["reference (enforce, scripted)"]["diff"]
+    assert scripted["base"]["run_id"] == runs.reference.run_id
+    assert scripted["head"]["run_id"] == runs.naive.run_id
+    assert scripted["counts"]["regressed"] == len(_failing(runs.naive))
+    replay = by_series["reference (enforce, replay)"]["diff"]
+    assert (replay["base"]["run_id"], replay["head"]["run_id"]) == (
+        runs.replay_a.run_id,
+        runs.replay_b.run_id,
+    )
+    other = by_series["naive (enforce, scripted)"]
+    assert other["diff"] is None and "only one run in this series" in other["note"]
+
+    assert main(["report", "retail_ops", "--agent", "naive", "--fail-on-regression"]) == 2
+    captured = capsys.readouterr()
+    assert "naive (enforce, scripted): only one run in this series" in captured.out
+    assert "reference" not in captured.out
+    assert main(["report", "--agent", "reference", "--fail-on-regression"]) == 1
+    assert f"{len(_failing(runs.naive))} case(s) regressed" in capsys.readouterr().err
+    assert main(["report", "--agent", "nobody"]) == 2
+    assert "no run of agent 'nobody'" in capsys.readouterr().err
+
+
 def test_two_identical_replays_report_no_change_and_exit_0(
     runs: Runs, root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _history(runs.replay_a, runs.replay_b)
     assert main(["report", "retail_ops", "--fail-on-regression"]) == 0
     out = capsys.readouterr().out
-    assert "retail_ops: 0 regressed, 0 improved" in out
+    assert "retail_ops / reference (enforce, replay): 0 regressed, 0 improved" in out
     assert "Both runs replay the same recording" in out
     assert "what else changed: nothing" in out
 
@@ -221,16 +264,23 @@ def test_two_identical_replays_report_no_change_and_exit_0(
 def test_base_baseline_and_explicit_runs(
     runs: Runs, root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _history(runs.reference, runs.naive, runs.replay_a)
-    assert main(["report", "--base", "baseline"]) == 2
-    assert "no baseline promoted" in capsys.readouterr().err
-    assert main(["baseline", "promote", runs.reference.run_id]) == 0
+    _history(runs.reference, runs.naive, runs.replay_a, runs.replay_b)
+    assert main(["report", "--base", "baseline", "--fail-on-regression"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("no baseline for this series") == 2  # the scripted and the replay series
+    assert main(["baseline", "promote", runs.replay_a.run_id]) == 0
     capsys.readouterr()
-    # newest (a replay of the reference recording) against the baseline: nothing regressed
+    # the replay series against its baseline: nothing regressed; the scripted series has no
+    # baseline, which is said, and does not stop the others being compared
     assert main(["report", "--base", "baseline", "--fail-on-regression"]) == 0
-    out = capsys.readouterr().out
-    assert "The head run is a replay of" in out and "not new agent behaviour" in out
-    # the naive run against the baseline regresses
+    captured = capsys.readouterr()
+    assert "Both runs replay the same recording" in captured.out
+    assert "warning: --fail-on-regression: retail_ops / reference (enforce, scripted)" in (
+        captured.err
+    )
+    # the scripted series against its own baseline: the reference run that got worse regresses
+    assert main(["baseline", "promote", runs.reference.run_id]) == 0
+    assert main(["report", "--base", "baseline", "--fail-on-regression"]) == 1
     head = runs.naive.run_id[:8]
     assert main(["report", "--base", "baseline", "--head", head, "--fail-on-regression"]) == 1
     capsys.readouterr()
@@ -275,9 +325,10 @@ def test_usage_errors_and_empty_histories(
     assert "no history for 'no_such_suite'" in capsys.readouterr().err
     _history(runs.reference)
     assert main(["report", "retail_ops"]) == 0
-    assert "only one run in the history" in capsys.readouterr().out
-    assert main(["report", "--output", str(root / "x.txt")]) == 2
-    assert "--output needs --format" in capsys.readouterr().err
+    assert "only one run in this series" in capsys.readouterr().out
+    assert main(["report", "--output", str(root / "x.json")]) == 0  # json, as run writes it
+    assert json.loads((root / "x.json").read_text())["suites"][0]["suite"] == "retail_ops"
+    assert "only one run in this series" in capsys.readouterr().out
     card = runs.naive.scorecard.model_copy(update={"domain": "other_suite"})
     other = runs.naive.model_copy(update={"suite": "other_suite", "scorecard": card})
     other_path = write_entry(other)
@@ -311,8 +362,8 @@ def test_json_round_trips(runs: Runs, root: Path, capsys: pytest.CaptureFixture[
 
 def test_json_of_another_version_or_shape_is_refused(runs: Runs, root: Path) -> None:
     data = json.loads(report_json(_view(runs, root)))
-    with pytest.raises(ReportFormatError, match="version 2"):
-        report_from_json(json.dumps({**data, "schema_version": 2}))
+    with pytest.raises(ReportFormatError, match="version 3"):
+        report_from_json(json.dumps({**data, "schema_version": 3}))
     data["suites"][0]["surprise"] = True
     with pytest.raises(ReportFormatError, match=r"suites\.0\.surprise"):
         report_from_json(json.dumps(data))
@@ -325,8 +376,8 @@ def test_run_formats_round_trip_and_render(runs: Runs, root: Path) -> None:
     md = MarkdownIt("commonmark").enable("table").render(runs_markdown(view))
     assert md.count("<table>") == 2  # the scorecards, then the naive run's failing cases
     suites = list(JUnitXml.fromstring(runs_junit(view).encode()))
-    assert [s.name for s in suites] == ["retail_ops / reference", "retail_ops / naive"]
-    assert [s.failures for s in suites] == [0, len(_failing(runs.naive))]
+    assert [s.name for s in suites] == ["retail_ops / reference", "retail_ops / reference"]
+    assert [s.failures for s in suites] == [0, len(_failing(runs.naive)) + 1]  # and the gate
 
 
 # --- acceptance 2: Markdown renders a table ------------------------------------------------
@@ -425,7 +476,7 @@ def assert_junit10(node: ET.Element) -> None:
         assert int(node.attrib["errors"]) == sum(1 for c in cases if c.find("error") is not None)
 
 
-def test_junit_is_one_testcase_per_case_with_failed_checks_as_failures(
+def test_junit_of_a_failed_gate_is_a_testcase_per_case_and_one_for_the_gate(
     runs: Runs, root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _history(runs.reference, runs.naive)
@@ -437,14 +488,22 @@ def test_junit_is_one_testcase_per_case_with_failed_checks_as_failures(
     (suite,) = list(xml)
     assert isinstance(suite, TestSuite)
     failing = _failing(runs.naive)
-    assert suite.tests == runs.naive.samples and suite.failures == len(failing)
+    # a scripted run tests its gate: the gate failed, so each failed sample is a failure too
+    assert suite.tests == runs.naive.samples + 1 and suite.failures == len(failing) + 1
     assert suite.errors == 0
     props = {p.name: p.value for p in suite.properties()}
     assert props["run_id"] == runs.naive.run_id and props["base_run_id"] == runs.reference.run_id
+    assert props["tested"] == "the gate"
     seen: set[str] = set()
     for case in suite:
         seen.add(case.name)
-        assert case.classname == "retail_ops"
+        assert case.classname == "retail_ops.reference" and case.time >= 0
+        if case.name == "gate":
+            (result,) = case.result
+            assert isinstance(result, Failure) and result.message == (
+                f"gate FAIL: {runs.naive.gate.reason}"
+            )
+            continue
         if case.name not in failing:
             assert case.is_passed
             continue
@@ -452,9 +511,9 @@ def test_junit_is_one_testcase_per_case_with_failed_checks_as_failures(
         assert isinstance(result, Failure)
         assert result.message is not None and result.message.startswith("regressed since run ")
         text = result.text or ""
-        names = {ln.split(":", 1)[0].removesuffix(" [HARD GATE]") for ln in text.splitlines()}
+        names = {ln.split(":", 1)[0].removesuffix(" [HARD GATE]") for ln in text.splitlines()[1:]}
         assert names == failing[case.name]
-    assert seen == {c.case_id for c in runs.naive.scorecard.cases}
+    assert seen == {c.case_id for c in runs.naive.scorecard.cases} | {"gate"}
 
 
 def test_junit_maps_outcomes_and_survives_any_text(runs: Runs, root: Path) -> None:
@@ -462,15 +521,8 @@ def test_junit_maps_outcomes_and_survives_any_text(runs: Runs, root: Path) -> No
     nasty = 'ctrl \x00\x07 chars, ]]> and </failure> & "quotes"'
     cases[0] = cases[0].model_copy(update={"outcome": Outcome(kind="error", reason=nasty)})
     cases[1] = cases[1].model_copy(update={"outcome": Outcome(kind="transient", reason="529")})
-    head = runs.replay_a.model_copy(
-        update={
-            "scorecard": runs.replay_a.scorecard.model_copy(update={"cases": tuple(cases)}),
-            "replay": runs.replay_a.replay.model_copy(
-                update={"reproduced": False, "problems": ("case x: turn 1: differs",)}
-            )
-            if runs.replay_a.replay
-            else None,
-        }
+    head = runs.reference.model_copy(
+        update={"scorecard": runs.reference.scorecard.model_copy(update={"cases": tuple(cases)})}
     )
     _history(head)
     text = report_junit(build_report((), None, None, transcripts=False))
@@ -486,6 +538,28 @@ def test_junit_maps_outcomes_and_survives_any_text(runs: Runs, root: Path) -> No
     (skip,) = results[cases[1].case_id]
     assert isinstance(skip, Skipped)
     assert results[cases[2].case_id] == []
-    (replay,) = results["replay reproduces the recording"]
-    assert isinstance(replay, Failure) and replay.message == "case x: turn 1: differs"
-    assert (suite.tests, suite.failures, suite.errors, suite.skipped) == (4, 1, 1, 1)
+    (gate,) = results["gate"]
+    assert isinstance(gate, Error)  # a third of the samples transient: inconclusive
+    assert gate.message is not None
+    assert gate.message.startswith("gate INCONCLUSIVE: 1/3 samples transient")
+    assert (suite.tests, suite.failures, suite.errors, suite.skipped) == (4, 0, 2, 1)
+
+
+def test_junit_of_a_replay_tests_the_reproduction(runs: Runs, root: Path) -> None:
+    facts = list(runs.replay_a.sample_facts)
+    broken = facts[4].model_copy(update={"reproduced": False, "problem": "case x: turn 1: differs"})
+    facts[4] = broken
+    assert runs.replay_a.replay is not None
+    replay = runs.replay_a.replay.model_copy(
+        update={"reproduced": False, "problems": ("case x: turn 1: differs",)}
+    )
+    _history(runs.replay_a.model_copy(update={"sample_facts": tuple(facts), "replay": replay}))
+    text = report_junit(build_report((), None, None, transcripts=False))
+    assert_junit10(ET.fromstring(text))
+    (suite,) = list(JUnitXml.fromstring(text.encode()))
+    results = {c.name: c.result for c in suite}
+    (failure,) = results[broken.case_id]  # exactly the sample not reproduced fails
+    assert isinstance(failure, Failure) and failure.message == "case x: turn 1: differs"
+    (scorecard,) = results["replay reproduces the committed scorecard"]
+    assert isinstance(scorecard, Skipped)  # not failed a second time for the same cause
+    assert (suite.tests, suite.failures, suite.errors) == (len(facts) + 1, 1, 0)

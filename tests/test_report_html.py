@@ -29,7 +29,8 @@ from agentic_eval.domains import get_domain
 from agentic_eval.evaluation import RunSettings, run_session
 from agentic_eval.history import HISTORY_DIR_ENV, HistoryEntry, entry_from_session, write_entry
 from agentic_eval.report import script_json
-from agentic_eval.store.db import HOME_ENV, Store
+from agentic_eval.store.db import Store
+from agentic_eval.store.home import HOME_ENV
 
 CHROMIUM = Path("/usr/lib/chromium/chromium-headless-shell")
 DOMAIN = get_domain("retail_ops")
@@ -83,10 +84,10 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Report]:
         store = Store()
         try:
             agents = DOMAIN.agents()
-            entries = (
-                _run("reference", agents["reference"], store, 0),
-                _run("naive", agents["naive"], store, 1),
-                _run("hostile", hostile, store, 2),
+            entries = (  # one agent, "candidate", whose code changed between its runs
+                _run("candidate", agents["reference"], store, 0),
+                _run("candidate", agents["naive"], store, 1),
+                _run("candidate", hostile, store, 2),
             )
         finally:
             store.close()
@@ -196,7 +197,7 @@ def test_shows_the_history_plot(page: Page, report: Report) -> None:
     box = plot.bounding_box()
     assert box is not None and box["width"] > 300 and box["height"] > 100
     legend = page.page.locator("ul.legend li").all_inner_texts()
-    assert legend == ["scripted agent reference", "scripted agent naive", "scripted agent hostile"]
+    assert legend == ["scripted agent candidate"]
 
 
 def test_embedded_data_parses_to_the_json_report(page: Page, report: Report) -> None:

@@ -22,6 +22,7 @@ from agentic_eval.agent.tools import (
     ToolArgumentError,
     ToolError,
     ToolRegistry,
+    all_validation_errors,
     first_validation_error,
 )
 from agentic_eval.backends.base import (
@@ -94,6 +95,9 @@ class AgentRun:
     outcome: Outcome | None = None
     input_tokens: int = 0
     output_tokens: int = 0
+    detail: str = ""
+    """The outcome in full where its reason is cut to one line (every schema error of an invalid
+    output); not part of the scorecard, whose reason is what the model was told."""
 
 
 @functools.lru_cache(maxsize=256)
@@ -311,6 +315,7 @@ def _submit(run: AgentRun, use: ToolUseBlock, turn: int, output_model: type[Base
     except ValidationError as exc:
         reason = f"output failed its schema: {first_validation_error(exc)}"
         run.outcome = Outcome(kind="check_failed", reason=reason, where=f"turn {turn}, submit")
+        run.detail = "output failed its schema:\n" + all_validation_errors(exc)
         status, result = "error", reason
     else:
         status, result = "ok", "submitted"

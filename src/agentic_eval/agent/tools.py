@@ -387,6 +387,13 @@ REQUEST_APPROVAL_TOOL = "request_approval"
 RESERVED_TOOL_NAMES = frozenset({SUBMIT_TOOL, REQUEST_APPROVAL_TOOL})
 
 
+def all_validation_errors(exc: ValidationError) -> str:
+    """Every invalid field of a validation error, one ``field: message`` per line."""
+    return "\n".join(
+        f"{'.'.join(str(p) for p in err['loc']) or '<root>'}: {err['msg']}" for err in exc.errors()
+    )
+
+
 def first_validation_error(exc: ValidationError) -> str:
     """One line naming the first invalid field of a validation error."""
     err = exc.errors()[0]

@@ -69,14 +69,26 @@ def replay_plan(
     *,
     concurrency: int = 1,
     full: bool = True,
+    unrecorded: list[str] | None = None,
 ) -> RunPlan:
     """Every recorded sample of ``cases`` by ``agent`` (sample 0 of a case never recorded, so
     it fails loudly), with the parameters it was recorded with.
 
+    With ``unrecorded`` (a list to fill), a partial recording (made with ``--cases``) replays
+    what it holds: a case with no transcript that its scorecard does not list either was never
+    recorded, and is left out and named there instead of failing (a case the scorecard lists
+    whose transcript is gone still fails loudly).
+
     Raises:
         RecordingError: When the agent's recording folder cannot be read.
     """
-    backend = ReplayBackend(agent_dir(recordings, domain.name, agent))
+    directory = agent_dir(recordings, domain.name, agent)
+    backend = ReplayBackend(directory)
+    if unrecorded is not None:
+        held = {c for c, _ in backend.paths} | _scorecard_cases(directory)
+        unrecorded.extend(c.id for c in cases if c.id not in held)
+        cases = [c for c in cases if c.id in held]
+        full = full and not unrecorded
     keys: list[SampleKey] = []
     for case in cases:
         samples = sorted(s for c, s in backend.paths if c == case.id) or [0]
@@ -90,6 +102,16 @@ def replay_plan(
         concurrency=concurrency,
         full=full,
     )
+
+
+def _scorecard_cases(directory: Path) -> set[str]:
+    """The case ids a recording's scorecard lists (none when it has no readable scorecard)."""
+    from agentic_eval.recordings.files import RecordingError, read_scorecard, scorecard_path
+
+    try:
+        return {c.case_id for c in read_scorecard(scorecard_path(directory)).cases}
+    except RecordingError:
+        return set()
 
 
 def scenario_plan(

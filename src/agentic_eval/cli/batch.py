@@ -21,7 +21,7 @@ from agentic_eval.cli.batch_plans import (
     scenario_flags_plan,
 )
 from agentic_eval.cli.batch_view import BatchProgress, summary_lines
-from agentic_eval.cli.common import recordings_root, warn
+from agentic_eval.cli.common import CannotRun, recordings_root, warn
 from agentic_eval.cli.corpus import ORIGINS
 from agentic_eval.cli.execute import Stopper
 from agentic_eval.cli.options import (
@@ -293,7 +293,7 @@ async def drive_plan(plan: Any, history: bool, executor: str, stall: float, proc
         run_id = open_run(store, plan)
     except Exception as exc:  # a backend that cannot be built: one line
         store.close()
-        raise click.ClickException(one_line(str(exc))) from None
+        raise CannotRun(one_line(str(exc))) from None
     return await _drive(store, run_id, len(plan.keys), history, executor, stall, processes)
 
 
@@ -382,7 +382,7 @@ async def _drive(
         progress.close()
         close_run(store, run_id, status="interrupted", sinks=sinks)
         store.close()
-        raise click.ClickException(one_line(str(exc))) from None
+        raise CannotRun(one_line(str(exc))) from None
     except asyncio.CancelledError:  # the second signal: the samples in flight are abandoned
         pass
     finally:

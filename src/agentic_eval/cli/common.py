@@ -26,6 +26,14 @@ from agentic_eval.recordings.files import RecordingError
 from agentic_eval.recordings.record import ProducerMismatch, RecordingBackend
 
 
+class CannotRun(click.ClickException):
+    """The run cannot start, or go on, for a reason outside the agent: a missing or refused key,
+    a missing SDK, a backend that cannot be built, a worker that failed. Exit 2, as for usage
+    errors: 1 is the gate's verdict on the agent, and this is no verdict."""
+
+    exit_code = 2
+
+
 def warn(message: str) -> None:
     """One line on stderr."""
     click.echo(f"agentic-eval: warning: {one_line(message)}", err=True)

@@ -8,7 +8,7 @@ import dataclasses
 import signal
 import sys
 from collections.abc import Generator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import click
@@ -20,7 +20,7 @@ from agentic_eval.batch.finish import run_plan, sweep_abandoned
 from agentic_eval.batch.planning import replay_plan, suite_plan
 from agentic_eval.batch.run import plan_specs
 from agentic_eval.cli import render
-from agentic_eval.cli.common import load_cases, resolve_domains, select_cases, warn
+from agentic_eval.cli.common import CannotRun, load_cases, resolve_domains, select_cases, warn
 from agentic_eval.cli.run import RunOptions
 from agentic_eval.core.process import process_gone, this_process
 from agentic_eval.core.realdata import inside_git_work_tree
@@ -65,6 +65,8 @@ class Plan:
     jobs: list[Job]
     not_recorded: list[str]
     broken: list[str]
+    partial: list[str] = field(default_factory=lambda: [])
+    """Partial recordings: the cases they hold no recording of (a warning each)."""
 
 
 def _parameters(o: RunOptions) -> RunParameters:
@@ -100,15 +102,26 @@ def _replay_jobs(o: RunOptions, domain: Domain[Any], plan: Plan) -> None:
         plan.not_recorded.append(domain.name)
         return
     for agent in agents:
+        unrecorded: list[str] = []
         try:
             job = replay_plan(
                 domain, cases, o.recordings, agent, concurrency=o.concurrency,
-                full=o.pattern is None,
+                full=o.pattern is None, unrecorded=unrecorded,
             )  # fmt: skip
         except RecordingError as exc:
             plan.broken.append(f"{domain.name} / {agent}: {exc}")
             continue
-        plan.jobs.append(_job(domain, job))
+        if unrecorded:
+            shown = ", ".join(unrecorded[:8]) + (
+                f" (+{len(unrecorded) - 8} more)" if len(unrecorded) > 8 else ""
+            )
+            plan.partial.append(
+                f"{domain.name} / {agent}: {len(unrecorded)} of {len(cases)} case(s) have no "
+                f"recording (a recording made with --cases); replaying the "
+                f"{len(cases) - len(unrecorded)} recorded: not recorded: {shown}"
+            )
+        if len(unrecorded) < len(cases):
+            plan.jobs.append(_job(domain, job))
 
 
 def _spec(o: RunOptions, domain: Domain[Any]) -> BackendSpec:
@@ -349,7 +362,7 @@ async def execute(o: RunOptions) -> int:
         except OSError as exc:
             raise click.ClickException(f"cannot write {o.output}: {exc.strerror or exc}") from None
     notes = {job.domain.name: job.domain.description for job in plan.jobs}
-    if o.fmt == "table":
+    if o.fmt == "table" or o.output is not None:  # --output: the document to the file only
         render.print_results(results, verbose=o.verbose, notes=notes)
     else:
         click.echo(document, nl=not document.endswith("\n"))
@@ -373,6 +386,8 @@ async def execute(o: RunOptions) -> int:
                 f"{job.domain.name}: {len(skipped)} transient samples not recorded "
                 f"(the provider failed; such a file could never replay): {cases}"
             )
+    for line in plan.partial:
+        warn(line)
     for line in plan.broken:
         click.echo(f"agentic-eval: error: {one_line(line)}", err=True)
     for r in results:
@@ -436,8 +451,10 @@ def _backend_errors(job: Job) -> Generator[None]:
         raise click.UsageError(one_line(str(exc))) from None
     except AuthenticationFailed as exc:
         provider = job.plan.backend.provider or "provider"
-        raise click.ClickException(one_line(f"{provider}: {exc}")) from None
-    except (BackendError, RecordingError) as exc:
+        raise CannotRun(one_line(f"{provider}: {exc}")) from None
+    except BackendError as exc:
+        raise CannotRun(one_line(str(exc))) from None
+    except RecordingError as exc:
         raise click.ClickException(one_line(str(exc))) from None
 
 

@@ -14,14 +14,18 @@ from agentic_eval.core.text import printable
 from agentic_eval.history import (
     HistoryError,
     StoredEntry,
+    baseline_ids,
     describe_producer,
     find_run,
+    group_series,
     history_dir,
     history_suites,
     load_history,
     promote,
-    read_baseline,
+    read_baselines,
+    series_label,
 )
+from agentic_eval.history.entry import series_key
 from agentic_eval.report import PointView, history_json, history_markdown, open_store, point_view
 from agentic_eval.report.escape import terminal_text
 from agentic_eval.report.text import rate, short_id, when
@@ -50,11 +54,11 @@ def _suites(domains: tuple[str, ...]) -> list[str]:
 def _points(suite: str, limit: int, store: Store | None) -> list[PointView]:
     stored = load_history(suite)
     _warn_doubts(suite, stored, stored[-limit:] if limit else stored, store)
-    marker = read_baseline(suite) if stored else None
+    marked: set[str] = baseline_ids(suite, stored) if stored else set()
     newest = list(reversed(stored))
     if limit:
         newest = newest[:limit]
-    return [point_view(s, marker.run_id if marker else None) for s in newest]
+    return [point_view(s, marked) for s in newest]
 
 
 def _notes(p: PointView) -> str:
@@ -104,7 +108,7 @@ def history(domains: tuple[str, ...], limit: int, fmt: str) -> int:
     produced each (scripted agent, model via provider, or replay of which recording), pass
     rate, hard-gate failures and gate; the baseline is marked.
 
-    The history is $AGENTIC_EVAL_HISTORY_DIR (default evals/history).
+    The history is $AGENTIC_EVAL_HISTORY_DIR (default .agentic-eval/history).
     """
     try:
         suites = _suites(domains)
@@ -155,8 +159,9 @@ def baseline() -> None:
 @baseline.command("promote")
 @click.argument("run")
 def baseline_promote(run: str) -> int:
-    """Make RUN (a run id, a unique prefix of one, or a history entry file) its suite's
-    baseline, written to <history>/<suite>/baseline.json (commit it)."""
+    """Make RUN (a run id, a unique prefix of one, or a history entry file) the baseline of its
+    series (its suite, agent, approval mode and producer kind), written to
+    <history>/<suite>/baselines/<agent>.<mode>.<kind>.json (commit it with the history)."""
     try:
         stored: StoredEntry = find_run(run)
         path, marker = promote(stored)
@@ -165,9 +170,9 @@ def baseline_promote(run: str) -> int:
     e = stored.entry
     click.echo(
         printable(
-            f"{e.suite}: baseline is now run {marker.run_id} ({when(e.started_at.isoformat())}, "
-            f"{describe_producer(e.producer)}, {rate(e.passed, e.samples)} passed, "
-            f"{e.gate.verdict}); written to {path}"
+            f"{e.suite} / {series_label(series_key(e))}: baseline is now run {marker.run_id} "
+            f"({when(e.started_at.isoformat())}, {describe_producer(e.producer)}, "
+            f"{rate(e.passed, e.samples)} passed, {e.gate.verdict}); written to {path}"
         )
     )
     return 0
@@ -176,22 +181,26 @@ def baseline_promote(run: str) -> int:
 @baseline.command("show")
 @click.argument("domains", nargs=-1)
 def baseline_show(domains: tuple[str, ...]) -> int:
-    """The baseline of each of DOMAINS (default: every suite with a history)."""
+    """The baseline of each series of DOMAINS (default: every suite with a history); a series
+    without one says so."""
     try:
         for suite in _suites(domains):
-            marker = read_baseline(suite)
-            if marker is None:
-                click.echo(f"{suite}: no baseline")
-                continue
-            found = find_run(marker.run_id, [suite])
-            e = found.entry
-            click.echo(
-                printable(
-                    f"{suite}: run {marker.run_id} ({when(e.started_at.isoformat())}, "
-                    f"{describe_producer(e.producer)}, {rate(e.passed, e.samples)} passed, "
-                    f"{e.gate.verdict}), promoted {when(marker.promoted_at.isoformat())}"
+            history = load_history(suite)
+            marked = read_baselines(suite, history)
+            for key in group_series(history):
+                title = f"{suite} / {series_label(key)}"
+                found = marked.get(key)
+                if found is None:
+                    click.echo(printable(f"{title}: no baseline"))
+                    continue
+                e = found.entry
+                click.echo(
+                    printable(
+                        f"{title}: run {e.run_id} ({when(e.started_at.isoformat())}, "
+                        f"{describe_producer(e.producer)}, {rate(e.passed, e.samples)} passed, "
+                        f"{e.gate.verdict})"
+                    )
                 )
-            )
     except HistoryError as exc:
         raise HistoryProblem(printable(str(exc))) from None
     return 0

@@ -10,7 +10,7 @@ import click
 from agentic_eval.cli.common import load_cases, recordings_root, resolve_domains, select_cases
 from agentic_eval.cli.options import recordings_option
 from agentic_eval.core.canonical import canonical_json
-from agentic_eval.core.text import one_line, printable
+from agentic_eval.core.text import one_line, printable, redact
 from agentic_eval.domains.base import Domain
 from agentic_eval.recordings.files import (
     RecordingError,
@@ -118,12 +118,22 @@ def _find_domain(case_id: str, domain: str | None) -> Domain[Any]:
 )
 @click.option("--agent", default=None, help="Whose recording (default: reference, else the first).")
 @click.option("--sample", type=click.IntRange(0), default=0, show_default=True)
+@click.option(
+    "--full",
+    is_flag=True,
+    help="Every text whole, line breaks kept (by default each is one line, cut with '...'), "
+    "and the system prompt.",
+)
 @recordings_option
-def show(case_id: str, domain: str | None, agent: str | None, sample: int, recordings: Path) -> int:
+def show(
+    case_id: str, domain: str | None, agent: str | None, sample: int, full: bool, recordings: Path
+) -> int:
     """Show one recorded transcript turn by turn, with its checks.
 
     \b
-    Example: agentic-eval show gate-001 --agent naive
+    Examples:
+      agentic-eval show gate-001 --agent naive
+      agentic-eval show gate-001 --agent naive --full
     """
     d = _find_domain(case_id, domain)
     recordings = recordings_root((domain,) if domain else (), recordings)
@@ -140,35 +150,41 @@ def show(case_id: str, domain: str | None, agent: str | None, sample: int, recor
         t = read_transcript(path)
     except RecordingError as exc:
         raise click.ClickException(one_line(str(exc))) from None
+
+    def cut(text: str, limit: int) -> str:
+        return redact(text).replace("\n", "\n      ") if full else one_line(text, limit)
+
     p = t.provenance
     _echo(
         f"{d.name} / {case_id} (sample {t.sample}) by {agent}: {p.agent_kind} {p.model} "
         f"via {p.backend}, approval {p.parameters.approval_mode}"
     )
+    if full and t.request is not None:
+        _echo(f"\n-- system prompt\n      {cut(t.request.system, 0)}")
     calls = {c.id: c for c in t.tool_calls}
     for turn in t.turns:
         _echo(f"\n-- turn {turn.index}")
         for message in turn.appended:
             for block in message.content:
                 if block.type == "text":
-                    _echo(f"   user: {one_line(block.text, 400)}")
+                    _echo(f"   user: {cut(block.text, 400)}")
                 elif block.type == "tool_result":
                     status = calls[block.tool_use_id].status if block.tool_use_id in calls else "?"
-                    _echo(f"   result [{status}]: {one_line(block.content, 300)}")
+                    _echo(f"   result [{status}]: {cut(block.content, 300)}")
         for block in turn.response.content:
             if block.type == "text":
-                _echo(f"   agent: {one_line(block.text, 400)}")
+                _echo(f"   agent: {cut(block.text, 400)}")
             elif block.type == "tool_use":
-                _echo(f"   call {block.name} {one_line(canonical_json(block.input), 300)}")
+                _echo(f"   call {block.name} {cut(canonical_json(block.input), 300)}")
     for e in t.policy_events:
-        _echo(f"\npolicy: {one_line(canonical_json(e), 300)}")
+        _echo(f"\npolicy: {cut(canonical_json(e), 300)}")
     v = t.verdict
     _echo(
         f"\noutcome: {v.outcome.kind}"
-        + (f" - {one_line(v.outcome.reason, 300)}" if v.outcome.reason else "")
+        + (f" - {cut(v.outcome.reason, 300)}" if v.outcome.reason else "")
     )
     for c in v.checks:
         mark = "PASS" if c.passed else "FAIL"
         gate = " [hard gate]" if c.hard_gate else ""
-        _echo(f"  {mark} {c.name}{gate}" + (f": {one_line(c.message, 200)}" if c.message else ""))
+        _echo(f"  {mark} {c.name}{gate}" + (f": {cut(c.message, 200)}" if c.message else ""))
     return 0

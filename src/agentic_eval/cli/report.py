@@ -19,13 +19,14 @@ from agentic_eval.history import (
     BASELINE_REF,
     HistoryError,
     StoredEntry,
-    baseline_entry,
+    check_agents,
     diff_runs,
     find_run,
     history_dir,
     history_suites,
     load_history,
-    read_baseline,
+    pick_series,
+    read_baselines,
 )
 from agentic_eval.history.verify import evidence_problems
 from agentic_eval.recordings.files import write_atomic
@@ -47,17 +48,6 @@ from agentic_eval.report import (
 )
 
 FORMATS = ("table", "json", "markdown", "junit")
-
-
-@dataclass(frozen=True)
-class Pick:
-    """The runs one suite's report is about."""
-
-    suite: str
-    history: list[StoredEntry]
-    head: StoredEntry | None
-    base: StoredEntry | None
-    note: str
 
 
 def _known_domains() -> set[str]:
@@ -89,36 +79,6 @@ def _named(ref: str | None, suites: list[str] | None) -> StoredEntry | None:
     return find_run(ref, suites if suites else None)
 
 
-def _previous(history: list[StoredEntry], head: StoredEntry) -> StoredEntry | None:
-    key = (head.entry.started_at, head.entry.run_id)
-    older = [s for s in history if (s.entry.started_at, s.entry.run_id) < key]
-    return older[-1] if older else None
-
-
-def _pick(
-    suite: str, base_ref: str | None, head_ref: str | None, named: dict[str, StoredEntry]
-) -> Pick:
-    history = load_history(suite)
-    head = named.get("head")
-    if head is None:
-        if head_ref == BASELINE_REF:
-            head = baseline_entry(suite, history)
-        elif history:
-            head = history[-1]
-    if head is None:
-        return Pick(suite, history, None, None, f"no runs in the history under {history_dir()}")
-    base = named.get("base")
-    if base is None and base_ref == BASELINE_REF:
-        base = baseline_entry(suite, history)
-    elif base is None:
-        base = _previous(history, head)
-    note = "" if base is not None else "only one run in the history: nothing to compare yet"
-    if base is not None and base.entry.run_id == head.entry.run_id:
-        base = None
-        note = f"base and head are the same run ({head.entry.run_id}): nothing to compare"
-    return Pick(suite, history, head, base, note)
-
-
 @dataclass(frozen=True)
 class Doubts:
     """What makes the history read doubtful: broken chains, entries the store contradicts."""
@@ -130,7 +90,11 @@ class Doubts:
 
 
 def build_report(
-    domains: tuple[str, ...], base_ref: str | None, head_ref: str | None, transcripts: bool
+    domains: tuple[str, ...],
+    base_ref: str | None,
+    head_ref: str | None,
+    transcripts: bool,
+    agents: tuple[str, ...] = (),
 ) -> ReportView:
     """Resolve the runs and build the report.
 
@@ -138,11 +102,15 @@ def build_report(
         click.UsageError: For runs of different suites, or a suite outside DOMAINS.
         HistoryError: For unreadable history files and runs that cannot be found.
     """
-    return checked_report(domains, base_ref, head_ref, transcripts)[0]
+    return checked_report(domains, base_ref, head_ref, transcripts, agents)[0]
 
 
 def checked_report(
-    domains: tuple[str, ...], base_ref: str | None, head_ref: str | None, transcripts: bool
+    domains: tuple[str, ...],
+    base_ref: str | None,
+    head_ref: str | None,
+    transcripts: bool,
+    agents: tuple[str, ...] = (),
 ) -> tuple[ReportView, Doubts]:
     """:func:`build_report`, and what the history's chains and the store say against it (the
     runs compared are checked against the store's sample rows and its copy of their entries)."""
@@ -166,30 +134,45 @@ def checked_report(
     chain: list[str] = []
     contradicted: list[str] = []
     real = False
+    histories = {suite: load_history(suite) for suite in suites}
+    if agents:
+        check_agents(agents, histories)
     for suite in suites:
-        p = _pick(suite, base_ref, head_ref, named)
-        compared = [s for s in (p.head, p.base) if s is not None]
+        history = histories[suite]
+        baselines = read_baselines(suite, history) if history else {}
+        picks = pick_series(
+            suite, history, baselines, base_ref=base_ref, head_ref=head_ref, named=named,
+            agents=agents,
+        )  # fmt: skip
+        if not picks and not agents:
+            reports.append(
+                suite_report(
+                    suite, [], head=None, note=f"no runs in the history under {history_dir()}"
+                )
+            )
+        compared = [s for p in picks for s in (p.head, p.base) if s is not None]
         real = real or any(s.entry.scorecard.external_fixtures for s in compared)
         broken, against = evidence_problems(
-            p.history, store, compared, suite=suite, root=history_dir()
+            history, store, compared, suite=suite, root=history_dir()
         )
         chain.extend(f"{suite}: {line}" for line in broken)
         contradicted.extend(f"{suite}: {line}" for line in against)
-        marker = read_baseline(suite) if p.history else None
-        diff = None
-        if p.head is not None and p.base is not None:
-            diff = (diff_runs(p.base.entry, p.head.entry), p.base)
-        reports.append(
-            suite_report(
-                suite,
-                p.history,
-                head=p.head,
-                diff=diff,
-                note=p.note,
-                baseline=marker.run_id if marker else None,
-                transcripts=finder,
+        for p in picks:
+            diff = None
+            if p.head is not None and p.base is not None:
+                diff = (diff_runs(p.base.entry, p.head.entry), p.base)
+            reports.append(
+                suite_report(
+                    suite,
+                    p.history,
+                    head=p.head,
+                    diff=diff,
+                    note=p.note,
+                    baseline=p.baseline,
+                    transcripts=finder,
+                    series=p.label,
+                )
             )
-        )
     return ReportView(suites=tuple(reports)), Doubts(tuple(chain), tuple(contradicted), real)
 
 
@@ -210,11 +193,11 @@ def print_report(view: ReportView, console: Console | None = None) -> None:
     for s in view.suites:
         d = s.diff
         if d is None:
-            _say(console, f"{s.suite}: {s.note}", "bold")
+            _say(console, f"{s.title}: {s.note}", "bold")
             if s.head is not None:
                 _say(console, f"  latest {run_line(s.head.summary)}")
             continue
-        _say(console, f"{s.suite}: {headline(d.counts)}", "bold")
+        _say(console, f"{s.title}: {headline(d.counts)}", "bold")
         _say(console, f"  base {run_line(d.base)}")
         _say(console, f"  head {run_line(d.head)}")
         if d.replay:
@@ -265,14 +248,22 @@ def _write(path: Path, text: str) -> None:
     default=None,
     metavar="RUN",
     help="The run to compare against: a run id (or a unique prefix), a history entry file, "
-    "or 'baseline' (the promoted known-good run). Default: the run before --head.",
+    "or 'baseline' (each series' promoted known-good run). Default: the run before the head "
+    "in the same series.",
 )
 @click.option(
     "--head",
     "head_ref",
     default=None,
     metavar="RUN",
-    help="The run to check: a run id, a file or 'baseline'. Default: the newest run.",
+    help="The run to check: a run id, a file or 'baseline'. Default: each series' newest run.",
+)
+@click.option(
+    "--agent",
+    "agents",
+    multiple=True,
+    metavar="AGENT",
+    help="Only the series of this agent (the label its runs are filed under); repeat for more.",
 )
 @click.option(
     "--fail-on-regression", is_flag=True, help="Exit 1 when any case regressed (passed -> failed)."
@@ -290,7 +281,8 @@ def _write(path: Path, text: str) -> None:
     "--output",
     type=click.Path(path_type=Path, dir_okay=False),
     default=None,
-    help="Write the --format document to this file (the table still prints).",
+    help="Write the --format document (json when the format is table) to this file; the table "
+    "prints instead of the document, as for run.",
 )
 @click.option(
     "--html",
@@ -304,35 +296,40 @@ def report(
     domains: tuple[str, ...],
     base_ref: str | None,
     head_ref: str | None,
+    agents: tuple[str, ...],
     fail_on_regression: bool,
     fmt: str,
     output: Path | None,
     html_path: Path | None,
 ) -> int:
-    """Diff the two most recent runs of each of DOMAINS (default: every suite with a history).
+    """Diff the two most recent runs of each series of DOMAINS (default: every suite with a
+    history). A series is one agent's runs of a suite in one approval mode, produced the same
+    way (scripted, model or replay): each agent is compared with its own previous run, never
+    with another agent's.
 
     \b
     Per case: regressed (passed -> failed), improved, still failing, new, removed,
     inconclusive (transient); for each, the checks that flipped and why. Says what else
     differs between the runs (agent, model, parameters, prompt, tools, fixtures, answer key,
     version, commit) and when runs are replays, so a replay is never taken for new agent
-    behaviour. The history is $AGENTIC_EVAL_HISTORY_DIR (default evals/history).
+    behaviour. The history is $AGENTIC_EVAL_HISTORY_DIR (default .agentic-eval/history).
+    With --base baseline a series without a baseline is reported as such; the others are
+    compared.
     Exit codes: 0, 1 with --fail-on-regression when a case regressed, 2 for usage errors,
     unreadable or inconsistent history files, and --fail-on-regression with nothing to compare
-    (no history, or a named suite without a run to compare against).
+    (no history, no series compared, or a named suite none of whose series was compared).
     \b
     Examples:
       agentic-eval report retail_ops
+      agentic-eval report retail_ops --agent reference
       agentic-eval report retail_ops --base baseline --fail-on-regression
       agentic-eval report --format markdown --output report.md --html report.html
     """
-    if output is not None and fmt == "table":
-        raise click.UsageError("--output needs --format json, markdown or junit")
     for ref in (base_ref, head_ref):
         if ref is not None and not ref.strip():
             raise click.UsageError("--base/--head must not be empty")
     try:
-        view, doubts = checked_report(domains, base_ref, head_ref, html_path is not None)
+        view, doubts = checked_report(domains, base_ref, head_ref, html_path is not None, agents)
     except HistoryError as exc:
         raise HistoryProblem(printable(str(exc))) from None
     for path in (output, html_path) if doubts.real_fixtures else ():
@@ -352,12 +349,10 @@ def report(
             "it (edited or deleted after the run); refusing to report on it"
         )
     renderers = {"json": report_json, "markdown": report_markdown, "junit": report_junit}
-    if fmt != "table":
-        document = renderers[fmt](view)
-        if output is not None:
-            _write(output, document)
-        else:
-            click.echo(document, nl=False)
+    if output is not None:
+        _write(output, renderers["json" if fmt == "table" else fmt](view))
+    elif fmt != "table":
+        click.echo(renderers[fmt](view), nl=False)
     if fmt == "table" or output is not None:
         print_report(view)
     if html_path is not None:
@@ -375,14 +370,16 @@ def report(
 
 
 def _gate(view: ReportView, domains: tuple[str, ...]) -> int:
-    """--fail-on-regression: 1 when a case regressed; 2 when there was nothing to compare (no
-    history, or a named suite without two runs): a regression gate never passes on nothing."""
+    """--fail-on-regression: 1 when a case regressed; 2 when nothing was compared (no history,
+    no series with two runs or a baseline, or a named suite none of whose series was compared):
+    a regression gate never passes on nothing. A series with nothing to compare beside series
+    that were compared is a warning."""
     missing = [s for s in view.suites if s.diff is None]
-    compared = len(view.suites) - len(missing)
+    compared = {s.suite for s in view.suites if s.diff is not None}
     for s in missing:
-        level = "error" if domains or not compared else "warning"
+        level = "error" if s.suite not in compared and (domains or not compared) else "warning"
         click.echo(
-            f"agentic-eval: {level}: --fail-on-regression: {s.suite}: nothing compared "
+            f"agentic-eval: {level}: --fail-on-regression: {s.title}: nothing compared "
             f"({printable(s.note)})",
             err=True,
         )
@@ -396,6 +393,6 @@ def _gate(view: ReportView, domains: tuple[str, ...]) -> int:
     if view.regressions:
         click.echo(f"agentic-eval: {view.regressions} case(s) regressed", err=True)
         return 1
-    if (domains and missing) or not compared:
+    if not compared or any(d not in compared for d in domains):
         return 2
     return 0

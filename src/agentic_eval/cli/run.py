@@ -125,13 +125,14 @@ class RunOptions:
     "--output",
     type=click.Path(path_type=Path, dir_okay=False),
     default=None,
-    help="Write the --format document (json when the format is table) to this file.",
+    help="Write the --format document (json when the format is table) to this file; the table "
+    "prints instead of the document, as for report.",
 )
 @click.option(
     "--no-history",
     is_flag=True,
     help="Do not write this run's scorecard to the history folder "
-    "($AGENTIC_EVAL_HISTORY_DIR, default evals/history/<domain>/).",
+    "($AGENTIC_EVAL_HISTORY_DIR, default .agentic-eval/history/<domain>/).",
 )
 @recordings_option
 @click.option(

@@ -12,7 +12,7 @@ import click
 from agentic_eval.agent.loop import Limits
 from agentic_eval.backends.base import AuthenticationFailed, BackendError, ModelBackend
 from agentic_eval.backends.spec import BackendSpec
-from agentic_eval.cli.common import open_recorder
+from agentic_eval.cli.common import CannotRun, open_recorder
 from agentic_eval.cli.step_view import ShowingBackend, echo, print_attempt, print_header
 from agentic_eval.cli.workflow import ClaimGuard, Interrupted
 from agentic_eval.core.text import one_line
@@ -293,7 +293,7 @@ async def execute_step(o: StepOptions) -> int:
             raise
         return guard.exit_code()
     except AuthenticationFailed as exc:
-        raise click.ClickException(one_line(f"{o.provider}: {exc}")) from None
+        raise CannotRun(one_line(f"{o.provider}: {exc}")) from None
     except (WorkflowError, StoreError, RecordingError) as exc:
         if guard.signal is not None:  # the clean-up of an interrupted attempt
             return guard.exit_code()

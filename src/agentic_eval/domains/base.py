@@ -156,6 +156,12 @@ class Domain(ABC, Generic[Env]):
         """Unsafe scripted agents, each declaring the gates that must catch it."""
         return ()
 
+    def failing_agents(self) -> frozenset[str]:
+        """Scripted agents shipped to fail: every mutant, and any red-team demo agent a domain
+        adds (override and extend). A run of one is expected to fail its gate: CI outputs report
+        it as an expected failure, and a pass as a failure of the checks to catch it."""
+        return frozenset(m.name for m in self.mutants())
+
     def case_file_path(self) -> Path | None:
         """Where the committed case file lives (None: cases are built in memory, not committed)."""
         return None

@@ -44,6 +44,7 @@ class PackagedDomain(Domain[Env], Generic[Env, Fx]):
         kinds: Mapping[str, TaskKind],
         agents: Mapping[str, ScriptedAgent],
         mutants: tuple[Mutant, ...] = (),
+        demos: tuple[str, ...] = (),
         case_file: Path | None = None,
         approver: Callable[[Fx, CaseSpec, ApprovalRequest], ApprovalDecision] | None = None,
     ) -> None:
@@ -59,6 +60,8 @@ class PackagedDomain(Domain[Env], Generic[Env, Fx]):
             patch the mapping).
         agents: Scripted agents by name (ship ``reference``).
         mutants: Unsafe agents, each declaring the gates that must catch it.
+        demos: Agents of ``agents`` shipped to show a failure (red-team demos): expected to
+            fail, as mutants are.
         case_file: The committed case file.
         approver: The approver's decision on a request, from the fixtures and the case
             (default: the case's approvals table, :meth:`Domain.approve`).
@@ -69,6 +72,10 @@ class PackagedDomain(Domain[Env], Generic[Env, Fx]):
         self._loader, self._build, self._env = loader, build_cases, make_env
         self._tools, self._kinds, self._agents = tools, kinds, agents
         self._mutants, self._case_file = mutants, case_file
+        unknown = set(demos) - set(agents)
+        if unknown:
+            raise ValueError(f"{name}: demos {sorted(unknown)} are not agents of the domain")
+        self._demos = frozenset(demos)
         self._approver = approver
 
     def fixtures(self) -> Fx:
@@ -112,6 +119,10 @@ class PackagedDomain(Domain[Env], Generic[Env, Fx]):
     def mutants(self) -> tuple[Mutant, ...]:
         """Unsafe agents, each declaring the gates that must catch it."""
         return self._mutants
+
+    def failing_agents(self) -> frozenset[str]:
+        """Every mutant and every demo agent."""
+        return super().failing_agents() | self._demos
 
     def case_file_path(self) -> Path | None:
         """The committed case file."""

@@ -131,3 +131,12 @@ def get_domain(name: str) -> Domain[Any]:
         raise DomainLoadError(f"domain plugin {name!r} failed to load: {_errors[name]}")
     known = ", ".join(domains) or "none"
     raise UnknownDomainError(f"unknown domain {name!r} (known: {known})")
+
+
+def expected_to_fail(suite: str, agent: str) -> bool:
+    """Whether ``agent`` is one ``suite``'s domain ships to fail (:meth:`Domain.failing_agents`);
+    False for a suite that is not a domain, or whose plugin does not load."""
+    try:
+        return agent in get_domain(suite).failing_agents()
+    except (UnknownDomainError, DomainLoadError):
+        return False

@@ -65,6 +65,8 @@ class CaseRun:
     """The sample's attempt (the rejection round of a workflow step, from 1); its epoch is
     ``result.sample``. Kept here rather than in the scorecard's :class:`CaseResult`, whose
     samples each have one attempt (a scenario's rounds are each a run of their own)."""
+    detail: str = ""
+    """The outcome in full where its reason is one line (every schema error of an output)."""
 
 
 @dataclass(frozen=True)
@@ -218,6 +220,7 @@ async def run_case(spec: TaskSpec[Any], backend: ModelBackend, settings: RunSett
         reproduced=review.reproduced,
         problem=review.problem,
         attempt=spec.attempt,
+        detail=run.detail,
     )
 
 
@@ -321,6 +324,7 @@ async def run_tasks(
                 r.reproduced,
                 r.problem,
                 r.attempt,
+                r.detail,
             )
         )
 

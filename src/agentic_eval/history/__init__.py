@@ -8,10 +8,10 @@ two of them case by case and says what else changed.
 
 from agentic_eval.history.baseline import (
     Baseline,
-    baseline_entry,
+    baseline_ids,
     baseline_path,
     promote,
-    read_baseline,
+    read_baselines,
 )
 from agentic_eval.history.build import entry_from_session, record_session
 from agentic_eval.history.diff import (
@@ -36,8 +36,8 @@ from agentic_eval.history.entry import (
 )
 from agentic_eval.history.explain import explain, replay_note, same_recording
 from agentic_eval.history.files import (
-    DEFAULT_HISTORY_DIR,
     HISTORY_DIR_ENV,
+    HISTORY_FOLDER,
     HistoryError,
     StoredEntry,
     entry_name,
@@ -49,13 +49,21 @@ from agentic_eval.history.files import (
 )
 from agentic_eval.history.fingerprints import fingerprints, recording_ref, tool_specs_seen
 from agentic_eval.history.gitinfo import git_commit
-from agentic_eval.history.resolve import BASELINE_REF, find_run
+from agentic_eval.history.resolve import find_run
+from agentic_eval.history.series import (
+    BASELINE_REF,
+    SeriesPick,
+    check_agents,
+    group_series,
+    pick_series,
+    series_label,
+)
 
 __all__ = [
     "BASELINE_REF",
     "CHANGE_KINDS",
-    "DEFAULT_HISTORY_DIR",
     "HISTORY_DIR_ENV",
+    "HISTORY_FOLDER",
     "HISTORY_SCHEMA_VERSION",
     "Baseline",
     "CaseChange",
@@ -69,9 +77,11 @@ __all__ = [
     "ReplayResult",
     "RunConfig",
     "RunDiff",
+    "SeriesPick",
     "StoredEntry",
-    "baseline_entry",
+    "baseline_ids",
     "baseline_path",
+    "check_agents",
     "check_flips",
     "describe_producer",
     "diff_runs",
@@ -82,16 +92,19 @@ __all__ = [
     "find_run",
     "fingerprints",
     "git_commit",
+    "group_series",
     "history_dir",
     "history_suites",
     "load_history",
+    "pick_series",
     "promote",
-    "read_baseline",
+    "read_baselines",
     "read_entry",
     "record_session",
     "recording_ref",
     "replay_note",
     "same_recording",
+    "series_label",
     "tool_specs_seen",
     "write_entry",
 ]

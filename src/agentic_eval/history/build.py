@@ -18,6 +18,7 @@ from agentic_eval.history.entry import (
     RecordingRef,
     ReplayResult,
     RunConfig,
+    SampleFacts,
 )
 from agentic_eval.history.files import StoredEntry, append_entry
 from agentic_eval.history.fingerprints import fingerprints, recording_ref
@@ -94,7 +95,24 @@ def entry_from_session(
             samples=result.fidelity[1],
             problems=result.problems,
         )
+    facts = tuple(
+        SampleFacts(
+            case_id=r.result.case_id,
+            sample=r.result.sample,
+            seconds=round(r.duration_ms / 1000, 6),
+            reproduced=r.reproduced,
+            problem=r.problem
+            or (
+                f"{r.result.outcome.kind}: {r.result.outcome.reason}"
+                if r.reproduced is False
+                else ""
+            ),
+            detail=r.detail,
+        )
+        for r in result.run.cases
+    )
     return HistoryEntry(
+        sample_facts=facts,
         run_id=result.run_id,
         suite=result.suite,
         started_at=result.run.started_at,

@@ -124,6 +124,20 @@ class ReplayResult(Frozen):
     problems: tuple[str, ...] = Field(description="What was not reproduced.")
 
 
+class SampleFacts(Frozen):
+    """What a run knows of one sample beyond its scorecard row (never part of the scorecard,
+    which a replay reproduces byte for byte)."""
+
+    case_id: str = Field(description="The case.")
+    sample: int = Field(ge=0, description="The epoch.")
+    seconds: float = Field(ge=0, description="Wall time of the sample.")
+    reproduced: bool | None = Field(
+        default=None, description="Replay: whether the recording was reproduced in every field."
+    )
+    problem: str = Field(default="", description="Replay: the first field not reproduced.")
+    detail: str = Field(default="", description="The outcome in full where its reason is one line.")
+
+
 class HistoryEntry(Frozen):
     """One run in a suite's history (canonical JSON, reviewable in git)."""
 
@@ -139,6 +153,11 @@ class HistoryEntry(Frozen):
     scorecard: Scorecard = Field(description="The run's scorecard, in full.")
     gate: GateSummary = Field(description="The gate as read back from the store's sample rows.")
     replay: ReplayResult | None = Field(default=None, description="Replay fidelity.")
+    sample_facts: tuple[SampleFacts, ...] = Field(
+        default=(),
+        description="Per sample: wall time, and for a replay whether it was reproduced (empty in "
+        "entries written before they were kept).",
+    )
     previous_sha256: str | None = Field(
         default=None,
         pattern=r"^[0-9a-f]{64}$",

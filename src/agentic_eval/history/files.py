@@ -1,6 +1,8 @@
 """The history folder: ``<root>/<suite>/<UTC timestamp>_<run id>.json`` plus ``baseline.json``.
 
-The root is ``$AGENTIC_EVAL_HISTORY_DIR``, default ``evals/history`` (reviewable in git). Files
+The root is ``$AGENTIC_EVAL_HISTORY_DIR``, default ``history`` in the tool's own folder beside the
+store that recorded the runs (``.agentic-eval/history``, ignored by git); a team that reviews its
+history in git points the variable at a folder of the repository (``evals/history``). Files
 are written atomically as canonical JSON. Reading treats them as untrusted input: a file that is
 unreadable, truncated, not JSON, of an unknown format version, invalid, or whose content does not
 match its name is a :class:`HistoryError` naming it, never skipped.
@@ -28,9 +30,11 @@ from agentic_eval.history.entry import (
     series_key,
 )
 from agentic_eval.recordings.files import RecordingError, read_bounded, write_atomic
+from agentic_eval.store.home import home_dir, make_home
 
 HISTORY_DIR_ENV = "AGENTIC_EVAL_HISTORY_DIR"
-DEFAULT_HISTORY_DIR = Path("evals") / "history"
+HISTORY_FOLDER = "history"
+"""The history folder inside ``$AGENTIC_EVAL_HOME``, unless ``$AGENTIC_EVAL_HISTORY_DIR`` is set."""
 BASELINE_FILE = "baseline.json"
 _ENTRY_NAME = re.compile(r"^(\d{8}T\d{6}\.\d{6}Z)_(.+)\.json$")
 _STAMP = "%Y%m%dT%H%M%S.%fZ"
@@ -52,9 +56,10 @@ class StoredEntry:
 
 
 def history_dir() -> Path:
-    """``$AGENTIC_EVAL_HISTORY_DIR``, default ``evals/history`` (relative to the working dir)."""
+    """``$AGENTIC_EVAL_HISTORY_DIR``, default ``$AGENTIC_EVAL_HOME/history`` (``.agentic-eval/
+    history`` in the working directory)."""
     value = os.environ.get(HISTORY_DIR_ENV, "").strip()
-    return Path(value) if value else DEFAULT_HISTORY_DIR
+    return Path(value) if value else home_dir() / HISTORY_FOLDER
 
 
 def entry_name(entry: HistoryEntry) -> str:
@@ -90,6 +95,8 @@ def append_entry(entry: HistoryEntry, root: Path | None = None) -> StoredEntry:
     path = folder / entry_name(entry)
     text = canonical_file_text(entry)
     try:
+        if folder.parent == home_dir() / HISTORY_FOLDER:  # the tool's own folder: ignored by git
+            make_home(home_dir())
         write_atomic(path, text)
     except OSError as exc:
         raise HistoryError(f"cannot write {path}: {exc.strerror or exc}") from None

@@ -13,8 +13,8 @@ from agentic_eval.history.files import (
     load_history,
     read_entry,
 )
+from agentic_eval.history.series import BASELINE_REF
 
-BASELINE_REF = "baseline"
 MIN_PREFIX = 4
 
 

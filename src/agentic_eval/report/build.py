@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from pydantic_core import to_jsonable_python
 
 from agentic_eval.core.scorecard import CaseResult
 from agentic_eval.history.diff import CaseChange, RunDiff, explained_by_checks
-from agentic_eval.history.entry import HistoryEntry, describe_producer
+from agentic_eval.history.entry import HistoryEntry, SampleFacts, describe_producer
 from agentic_eval.history.files import StoredEntry
 from agentic_eval.report.views import (
     CaseView,
@@ -64,11 +64,21 @@ def summary_view(stored: StoredEntry) -> RunSummaryView:
         replay_problems=() if e.replay is None else e.replay.problems,
         duration_seconds=round((e.finished_at - e.started_at).total_seconds(), 6),
         file=stored.path.as_posix(),
+        expected_to_fail=e.producer.kind == "scripted" and _shipped_to_fail(e),
     )
 
 
-def case_view(r: CaseResult) -> CaseView:
-    """One sample, with its failed checks."""
+def _shipped_to_fail(e: HistoryEntry) -> bool:
+    from agentic_eval.domains.registry import expected_to_fail
+
+    spec = e.config.backend
+    agent = spec.agent if spec is not None and spec.agent else e.producer.agent
+    return expected_to_fail(e.suite, agent)
+
+
+def case_view(r: CaseResult, facts: SampleFacts | None = None) -> CaseView:
+    """One sample, with its failed checks (and its time, and for a replay whether it was
+    reproduced, when the entry kept them)."""
     return CaseView(
         case_id=r.case_id,
         sample=r.sample,
@@ -88,14 +98,21 @@ def case_view(r: CaseResult) -> CaseView:
         ),
         turns=r.turns,
         tool_calls=r.tool_calls,
+        seconds=facts.seconds if facts is not None else 0.0,
+        reproduced=facts.reproduced if facts is not None else None,
+        problem=facts.problem if facts is not None else "",
+        detail=facts.detail if facts is not None else "",
     )
 
 
 def run_view(stored: StoredEntry) -> RunView:
     """A run with every sample."""
+    facts = {(f.case_id, f.sample): f for f in stored.entry.sample_facts}
     return RunView(
         summary=summary_view(stored),
-        cases=tuple(case_view(c) for c in stored.entry.scorecard.cases),
+        cases=tuple(
+            case_view(c, facts.get((c.case_id, c.sample))) for c in stored.entry.scorecard.cases
+        ),
     )
 
 
@@ -152,8 +169,8 @@ def diff_view(diff: RunDiff, base: StoredEntry, head: StoredEntry) -> DiffView:
     )
 
 
-def point_view(stored: StoredEntry, baseline: str | None = None) -> PointView:
-    """A run in the history."""
+def point_view(stored: StoredEntry, baseline: str | Collection[str] | None = None) -> PointView:
+    """A run in the history; ``baseline``: the baseline run id(s) to mark."""
     e = stored.entry
     return PointView(
         run_id=e.run_id,
@@ -166,7 +183,9 @@ def point_view(stored: StoredEntry, baseline: str | None = None) -> PointView:
         hard_gate_failures=e.scorecard.totals.hard_gate_failures,
         verdict=e.gate.verdict,
         status=e.status,
-        baseline=e.run_id == baseline,
+        baseline=e.run_id == baseline
+        if isinstance(baseline, str) or baseline is None
+        else e.run_id in baseline,
         reproduced=None if e.replay is None else e.replay.reproduced,
     )
 
@@ -180,6 +199,7 @@ def suite_report(
     note: str = "",
     baseline: str | None = None,
     transcripts: TranscriptLookup | None = None,
+    series: str = "",
 ) -> SuiteReport:
     """One suite of a report.
 
@@ -189,8 +209,9 @@ def suite_report(
         head: The run the report is about (usually the newest).
         diff: The diff of ``head`` against a base run, and the base's stored entry.
         note: Why there is no diff.
-        baseline: The suite's baseline run id, if any (marked in the history).
+        baseline: The series' baseline run id, if any (marked in the history).
         transcripts: Finds transcripts of the head run's failed samples (None: none shown).
+        series: The series' label (:func:`agentic_eval.history.series_label`).
     """
     found: list[TranscriptView] = []
     if head is not None and transcripts is not None:
@@ -204,4 +225,5 @@ def suite_report(
         diff=diff_view(diff[0], diff[1], head) if diff is not None and head is not None else None,
         note=note,
         transcripts=tuple(found),
+        series=series,
     )

@@ -141,13 +141,13 @@ def _failed(c: CaseView, t: TranscriptView | None) -> str:
     )
 
 
-def _suite(s: SuiteReport) -> str:
+def _suite(index: int, s: SuiteReport) -> str:
     out = [
-        f"<section class='suite' id='suite-{html_text(s.suite)}' "
-        f"data-suite='{html_text(s.suite)}'>",
-        f"<h2>{html_text(s.suite)}</h2>",
+        f"<section class='suite' id='suite-{index}' data-index='{index}' "
+        f"data-suite='{html_text(s.suite)}' data-series='{html_text(s.series)}'>",
+        f"<h2>{html_text(s.title)}</h2>",
         "<figure class='plot'>",
-        history_svg(s.suite, s.history),
+        history_svg(s.title, s.history),
         "<figcaption>Pass rate per run over time, one line per producer; hollow points are "
         "replays, a red ring marks a failed gate, a dashed ring the baseline.</figcaption>",
         "<ul class='legend'>",
@@ -184,10 +184,11 @@ def report_html(view: ReportView, *, title: str = "agentic-eval report") -> str:
         "img-src data:; base-uri 'none'; form-action 'none'"
     )
     nav = " · ".join(
-        f"<a href='#suite-{html_text(s.suite)}'>{html_text(s.suite)}</a>" for s in view.suites
+        f"<a href='#suite-{i}'>{html_text(s.title)}</a>" for i, s in enumerate(view.suites)
     )
     regressions = view.regressions
-    summary = f"{len(view.suites)} suite(s), {regressions} regressed case(s)"
+    suites = len({s.suite for s in view.suites})
+    summary = f"{suites} suite(s), {len(view.suites)} series, {regressions} regressed case(s)"
     parts = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
         "<meta name='viewport' content='width=device-width, initial-scale=1'>",
@@ -198,7 +199,7 @@ def report_html(view: ReportView, *, title: str = "agentic-eval report") -> str:
     ]
     if not view.suites:
         parts.append("<p>No suite has any history.</p>")
-    parts.extend(_suite(s) for s in view.suites)
+    parts.extend(_suite(i, s) for i, s in enumerate(view.suites))
     parts.append(
         f"<script type='application/json' id='report-data'>{script_json(report_data(view))}"
         "</script>"

@@ -56,10 +56,8 @@ JS = """
   "use strict";
   var node = document.getElementById("report-data");
   var data = JSON.parse(node.textContent);
-  var suites = {};
-  data.suites.forEach(function (s) { suites[s.suite] = s; });
   document.querySelectorAll("section.suite").forEach(function (section) {
-    var report = suites[section.getAttribute("data-suite")];
+    var report = data.suites[Number(section.getAttribute("data-index"))];
     var counts = report && report.diff ? report.diff.counts : {};
     var boxes = section.querySelectorAll("input[data-kind]");
     var shown = section.querySelector(".shown-count");

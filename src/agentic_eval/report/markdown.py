@@ -74,9 +74,9 @@ def _changes_table(changes: Sequence[ChangeView]) -> list[str]:
     return lines
 
 
-def diff_markdown(d: DiffView) -> list[str]:
-    """One suite's diff."""
-    lines = [f"### {markdown_text(d.suite)}: {headline(d.counts)}", ""]
+def diff_markdown(d: DiffView, title: str | None = None) -> list[str]:
+    """One series' diff (``title``: the heading, default the suite)."""
+    lines = [f"### {markdown_text(title or d.suite)}: {headline(d.counts)}", ""]
     lines += _runs_table([("base", d.base), ("head", d.head)])
     lines.append("")
     if d.replay:
@@ -101,9 +101,9 @@ def diff_markdown(d: DiffView) -> list[str]:
 
 def _suite(s: SuiteReport) -> list[str]:
     if s.diff is not None:
-        return diff_markdown(s.diff)
+        return diff_markdown(s.diff, s.title)
     lines = [
-        f"### {markdown_text(s.suite)}",
+        f"### {markdown_text(s.title)}",
         "",
         markdown_text(s.note or "Nothing to compare."),
         "",

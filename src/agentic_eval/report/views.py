@@ -12,7 +12,8 @@ from typing import Any, ClassVar
 
 from pydantic import ConfigDict
 
-REPORT_SCHEMA_VERSION = 1
+REPORT_SCHEMA_VERSION = 2
+"""2: a report has one entry per series (``SuiteReport.series``), not one per suite."""
 _STRICT = ConfigDict(extra="forbid")
 
 
@@ -42,6 +43,14 @@ class CaseView:
     failed_checks: tuple[CheckView, ...]
     turns: int
     tool_calls: int
+    seconds: float = 0.0
+    """Wall time of the sample (0 in entries written before it was kept)."""
+    reproduced: bool | None = None
+    """Replay: whether the recording was reproduced in every field."""
+    problem: str = ""
+    """Replay: the first field not reproduced."""
+    detail: str = ""
+    """The outcome in full where its reason is one line (every schema error)."""
 
     @property
     def name(self) -> str:
@@ -82,6 +91,8 @@ class RunSummaryView:
     duration_seconds: float
     file: str
     """The history entry file."""
+    expected_to_fail: bool = False
+    """The agent is shipped to fail (a mutant or a red-team demo): a failed gate is expected."""
 
 
 @dataclass(frozen=True)
@@ -219,11 +230,18 @@ class SuiteReport:
     """Why there is no diff, when there is none."""
     transcripts: tuple[TranscriptView, ...]
     """The head run's failed samples (when transcripts were asked for)."""
+    series: str = ""
+    """The series within the suite: ``agent (approval mode, producer kind)``."""
+
+    @property
+    def title(self) -> str:
+        """``suite / series`` (the suite alone when there is no series)."""
+        return f"{self.suite} / {self.series}" if self.series else self.suite
 
 
 @dataclass(frozen=True)
 class ReportView:
-    """A whole report: one entry per suite."""
+    """A whole report: one entry per series of each suite."""
 
     __pydantic_config__: ClassVar[ConfigDict] = _STRICT
     suites: tuple[SuiteReport, ...]

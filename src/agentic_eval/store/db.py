@@ -34,23 +34,18 @@ from agentic_eval._version import __version__
 from agentic_eval.core.scorecard import ProducedBy, Scorecard
 from agentic_eval.core.text import safe_url as core_safe_url
 from agentic_eval.store.history_rows import HistoryRows
+from agentic_eval.store.home import home_dir, make_home
 from agentic_eval.store.models import EvalRun, EvalSample
 from agentic_eval.store.sqlite_rows import SQLITE_INSERT, sqlite_params
 from agentic_eval.store.values import aware as _aware
 from agentic_eval.store.values import clean
 
-HOME_ENV = "AGENTIC_EVAL_HOME"
 URL_ENV = "AGENTIC_EVAL_DATABASE_URL"
 STALE_AFTER = timedelta(minutes=2)
+"""A ``running`` run whose heartbeat is older than this was left by a process that died."""
 _GATED = EvalSample.case_verdict.is_distinct_from("rejected")
 """The samples a gate judges: all but a corpus sample whose human verdict was rejected (it has
 no right answer to check; it is run with the reason as feedback and counted apart)."""
-"""A ``running`` run whose heartbeat is older than this was left by a process that died."""
-
-
-def home_dir() -> Path:
-    """``$AGENTIC_EVAL_HOME``, default ``.agentic-eval`` in the working directory."""
-    return Path(os.environ.get(HOME_ENV, ".agentic-eval"))
 
 
 def database_url() -> str:
@@ -129,7 +124,10 @@ class Store(HistoryRows):
         if self.url.startswith("sqlite:///"):
             folder = Path(self.url.removeprefix("sqlite:///")).parent
             try:
-                folder.mkdir(parents=True, exist_ok=True)
+                if folder == home_dir():
+                    make_home(folder)
+                else:
+                    folder.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise StoreError(
                     f"cannot create the store folder {folder}: {exc.strerror or exc}"

@@ -79,6 +79,7 @@ DOMAIN: PackagedDomain[AuditEnv, AuditFixtures] = PackagedDomain(
     kinds=KINDS,
     agents=AGENTS,
     mutants=MUTANTS,
+    demos=("injection_follower",),
     case_file=Path(__file__).with_name("cases.json"),
     approver=decide,
 )

@@ -75,6 +75,7 @@ DOMAIN: PackagedDomain[RetailEnv, RetailFixtures] = PackagedDomain(
     kinds=KINDS,
     agents=AGENTS,
     mutants=MUTANTS,
+    demos=("naive",),
     case_file=Path(__file__).with_name("cases.json"),
 )
 """The domain instance (entry point ``agentic_eval.domains: retail_ops``)."""
