@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from agentic_eval.checks import Check, CheckContext, check
     from agentic_eval.core import CaseSpec, CheckResult, Scorecard, Transcript
     from agentic_eval.domains import Domain, Mutant, Trace, register_domain
+    from agentic_eval.domains.onefile import domain
     from agentic_eval.evaluation import RunSettings, run_case, run_session, run_tasks
     from agentic_eval.tasks import TaskKind, TaskSpec
 
@@ -77,6 +78,7 @@ _EXPORTS = {
     "Mutant": "agentic_eval.domains",
     "Trace": "agentic_eval.domains",
     "register_domain": "agentic_eval.domains",
+    "domain": "agentic_eval.domains.onefile",
     "RunSettings": "agentic_eval.evaluation",
     "run_case": "agentic_eval.evaluation",
     "run_session": "agentic_eval.evaluation",
@@ -147,6 +149,7 @@ __all__ = [
     "__version__",
     "batch",
     "check",
+    "domain",
     "register_domain",
     "run",
     "run_case",

@@ -21,7 +21,7 @@ from agentic_eval.cli.batch_plans import (
     scenario_flags_plan,
 )
 from agentic_eval.cli.batch_view import BatchProgress, summary_lines
-from agentic_eval.cli.common import CannotRun, warn
+from agentic_eval.cli.common import CannotRun, recordings_root, warn
 from agentic_eval.cli.corpus import ORIGINS
 from agentic_eval.cli.options import (
     MOMENT,
@@ -33,6 +33,7 @@ from agentic_eval.cli.options import (
 from agentic_eval.cli.stopper import Stopper
 from agentic_eval.core.aio import run as run_sync
 from agentic_eval.core.text import one_line
+from agentic_eval.domains.onefile import is_eval_file
 
 _DEFAULT = click.core.ParameterSource.DEFAULT
 
@@ -218,6 +219,13 @@ def batch(
                                "--corpus")  # fmt: skip
     if pattern is not None and domain is None:
         raise click.UsageError("--cases selects a domain's cases")
+    if domain is not None and is_eval_file(domain):
+        if executor == "celery" or processes > 1:
+            raise click.UsageError(
+                f"{domain} is an eval file: its domain runs in this process only; drop "
+                "--processes and --executor celery, or make it a package with an entry point"
+            )
+        recordings = recordings_root((domain,), recordings)
     mode = backend or ("live" if provider else "scripted")
     if mode == "live" and (not provider or not model):
         raise click.UsageError("a live batch needs --provider and --model")

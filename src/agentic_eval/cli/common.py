@@ -45,11 +45,13 @@ def warn(message: str) -> None:
 
 def resolve_domains(names: tuple[str, ...]) -> list[Domain[Any]]:
     """The named domains (all that load when none is named; broken plugins are reported).
+    A name ending in ``.py`` is an eval file: the domains it defines, registered from then on.
 
     Raises:
-        click.UsageError: For an unknown name.
+        click.UsageError: For an unknown name, or an eval file that cannot be used.
         click.ClickException: For a named domain whose plugin failed to load.
     """
+    from agentic_eval.domains.onefile import EvalFileError, is_eval_file, load_eval_file
     from agentic_eval.domains.registry import (
         DomainLoadError,
         UnknownDomainError,
@@ -63,11 +65,37 @@ def resolve_domains(names: tuple[str, ...]) -> list[Domain[Any]]:
             for name, why in plugin_errors().items():
                 warn(f"domain plugin {name!r} failed to load and is skipped: {why}")
             return list(all_domains().values())
-        return [get_domain(n) for n in dict.fromkeys(names)]
+        found: dict[str, Domain[Any]] = {}
+        for n in dict.fromkeys(names):
+            for d in load_eval_file(n) if is_eval_file(n) else [get_domain(n)]:
+                found.setdefault(d.name, d)
+        return list(found.values())
+    except EvalFileError as exc:
+        raise click.UsageError(one_line(str(exc))) from None
     except UnknownDomainError as exc:
         raise click.UsageError(str(exc)) from None
     except DomainLoadError as exc:
         raise click.ClickException(one_line(str(exc))) from None
+
+
+def recordings_root(names: tuple[str, ...], recordings: Path) -> Path:
+    """``--recordings`` when given; else, when every name is an eval file of one folder, the
+    ``recordings`` folder beside those files (else the default, ``recordings``).
+
+    Raises:
+        click.UsageError: For an eval file that cannot be used.
+    """
+    from agentic_eval.domains.onefile import OneFileDomain, is_eval_file
+
+    ctx = click.get_current_context(silent=True)
+    given = ctx is not None and ctx.get_parameter_source("recordings") not in (
+        click.core.ParameterSource.DEFAULT,
+        None,
+    )
+    if given or not names or not all(is_eval_file(n) for n in names):
+        return recordings
+    roots = {d.recordings_root() for d in resolve_domains(names) if isinstance(d, OneFileDomain)}
+    return roots.pop() if len(roots) == 1 else recordings
 
 
 def load_cases(domain: Domain[Any]) -> list[CaseSpec]:

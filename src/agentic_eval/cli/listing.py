@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from agentic_eval.cli.common import load_cases, resolve_domains, select_cases
+from agentic_eval.cli.common import load_cases, recordings_root, resolve_domains, select_cases
 from agentic_eval.cli.options import recordings_option
 from agentic_eval.core.canonical import canonical_json
 from agentic_eval.core.text import one_line, printable, redact
@@ -72,6 +72,7 @@ def list_cases(domains: tuple[str, ...], pattern: str | None) -> int:
 @recordings_option
 def list_recordings(domains: tuple[str, ...], recordings: Path) -> int:
     """Recorded agents of DOMAINS (default: all), with their committed scorecards."""
+    recordings = recordings_root(domains, recordings)
     for d in resolve_domains(domains):
         agents = list_agents(recordings, d.name)
         if not agents:
@@ -114,7 +115,9 @@ def _find_domain(case_id: str, domain: str | None) -> Domain[Any]:
 
 @click.command()
 @click.argument("case_id")
-@click.option("--domain", default=None, help="The case's domain (when ids repeat).")
+@click.option(
+    "--domain", default=None, help="The case's domain (when ids repeat), or an eval file."
+)
 @click.option("--agent", default=None, help="Whose recording (default: reference, else the first).")
 @click.option("--sample", type=click.IntRange(0), default=0, show_default=True)
 @click.option(
@@ -135,6 +138,7 @@ def show(
       agentic-eval show gate-001 --agent naive --full
     """
     d = _find_domain(case_id, domain)
+    recordings = recordings_root((domain,) if domain else (), recordings)
     agents = list_agents(recordings, d.name)
     if agent is None:
         agent = "reference" if "reference" in agents else (agents[0] if agents else None)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from agentic_eval.cli.common import resolve_domains
+from agentic_eval.cli.common import recordings_root, resolve_domains
 from agentic_eval.cli.options import recordings_option
 from agentic_eval.core.aio import run as run_sync
 from agentic_eval.core.text import one_line
@@ -52,7 +52,11 @@ def rescore(domains: tuple[str, ...], agent: str | None, recordings: Path, dry_r
 
     try:
         folders = plan_rescore(
-            resolve_domains(domains), recordings, agent, named=bool(domains), dry_run=dry_run
+            resolve_domains(domains),
+            recordings_root(domains, recordings),
+            agent,
+            named=bool(domains),
+            dry_run=dry_run,
         )
     except RescoreError as exc:
         raise click.UsageError(one_line(str(exc))) from None

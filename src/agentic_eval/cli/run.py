@@ -174,7 +174,7 @@ def run(
     timeout: float,
     resume: str | None,
 ) -> int:
-    """Run DOMAINS (default: every domain).
+    """Run DOMAINS (default: every domain); a DOMAIN ending in .py is an eval file.
 
     \b
     With no options: replay every recorded agent of every domain, keyless, and check that
@@ -196,6 +196,7 @@ def run(
           --model qwen2.5-coder-1.5b --record
       agentic-eval run --resume 6f1c...
     """
+    from agentic_eval.cli.common import recordings_root
     from agentic_eval.cli.execute import execute
 
     if resume is not None:
@@ -250,7 +251,7 @@ def run(
         fmt=final_fmt,
         output=output,
         history=not no_history,
-        recordings=recordings,
+        recordings=recordings_root(domains, recordings),
         max_turns=max_turns,
         max_tokens=max_tokens,
         temperature=temperature,
