@@ -33,7 +33,6 @@ from agentic_eval.cli.options import (
 from agentic_eval.cli.stopper import Stopper
 from agentic_eval.core.aio import run as run_sync
 from agentic_eval.core.text import one_line
-from agentic_eval.domains.onefile import is_eval_file
 
 _DEFAULT = click.core.ParameterSource.DEFAULT
 
@@ -219,6 +218,8 @@ def batch(
                                "--corpus")  # fmt: skip
     if pattern is not None and domain is None:
         raise click.UsageError("--cases selects a domain's cases")
+    from agentic_eval.domains.onefile import is_eval_file
+
     if domain is not None and is_eval_file(domain):
         if executor == "celery" or processes > 1:
             raise click.UsageError(
