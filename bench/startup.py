@@ -66,6 +66,8 @@ def main() -> int:
         "agentic-eval run --help": [exe, "run", "--help"],
         "agentic-eval batch --help": [exe, "batch", "--help"],
         "agentic-eval report --help": [exe, "report", "--help"],
+        "agentic-eval history --help": [exe, "history", "--help"],
+        "agentic-eval view --help": [exe, "view", "--help"],
         "agentic-eval list domains": [exe, "list", "domains"],
         "agentic-eval show gate-001": [exe, "show", "gate-001", "--agent", "naive"],
     }

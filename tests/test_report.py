@@ -23,7 +23,7 @@ from markdown_it import MarkdownIt
 from agentic_eval.backends import ScriptedBackend
 from agentic_eval.backends.spec import BackendSpec
 from agentic_eval.cli.main import main
-from agentic_eval.cli.report import build_report
+from agentic_eval.cli.report_run import build_report
 from agentic_eval.core.results import CheckResult, Outcome
 from agentic_eval.core.scorecard import CaseResult
 from agentic_eval.domains import get_domain

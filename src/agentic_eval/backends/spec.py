@@ -15,13 +15,13 @@ from typing import Literal, cast
 from pydantic import Field, field_serializer
 
 from agentic_eval.backends.base import BackendError, ModelBackend, RetryPolicy
+from agentic_eval.core.defaults import DEFAULT_RETRIES as DEFAULT_RETRIES
+from agentic_eval.core.defaults import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
 from agentic_eval.core.messages import Frozen
 from agentic_eval.core.text import safe_url
 
 BackendKind = Literal["replay", "scripted", "live"]
 ENTRY_POINT_GROUP = "agentic_eval.backends"
-DEFAULT_TIMEOUT = 60.0
-DEFAULT_RETRIES = 2
 
 
 class BackendSpec(Frozen):

@@ -21,6 +21,12 @@ if TYPE_CHECKING:
     from agentic_eval.recordings.record import RecordingBackend
 
 
+class HistoryProblem(click.ClickException):
+    """An unreadable history file or a run that cannot be found: exit 2 (nothing compared)."""
+
+    exit_code = 2
+
+
 class CannotRun(click.ClickException):
     """The run cannot start, or go on, for a reason outside the agent: a missing or refused key,
     a missing SDK, a backend that cannot be built, a worker that failed. Exit 2, as for usage

@@ -9,13 +9,14 @@ from typing import Any
 
 import click
 
-from agentic_eval.backends.spec import DEFAULT_RETRIES, DEFAULT_TIMEOUT
-from agentic_eval.core.settings import (
+from agentic_eval.core.defaults import (
     DEFAULT_MAX_FAILURE_RATE,
     DEFAULT_MAX_TOKENS,
     DEFAULT_MAX_TRANSIENT,
     DEFAULT_MAX_TURNS,
+    DEFAULT_RETRIES,
     DEFAULT_TEMPERATURE,
+    DEFAULT_TIMEOUT,
 )
 from agentic_eval.recordings.layout import DEFAULT_RECORDINGS
 

@@ -14,7 +14,7 @@ from agentic_eval.cli.options import (
     request_options,
 )
 from agentic_eval.core.aio import run as run_sync
-from agentic_eval.core.settings import DEFAULT_MAX_TURNS, MAX_REJECTIONS
+from agentic_eval.core.defaults import DEFAULT_MAX_TURNS, MAX_REJECTIONS
 
 StepMode = Literal["scripted", "replay", "live"]
 

@@ -8,16 +8,16 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from agentic_eval.core.defaults import (
+    DEFAULT_MAX_FAILURE_RATE as DEFAULT_MAX_FAILURE_RATE,
+)
+from agentic_eval.core.defaults import DEFAULT_MAX_TOKENS as DEFAULT_MAX_TOKENS
+from agentic_eval.core.defaults import DEFAULT_MAX_TRANSIENT as DEFAULT_MAX_TRANSIENT
+from agentic_eval.core.defaults import DEFAULT_MAX_TURNS as DEFAULT_MAX_TURNS
+from agentic_eval.core.defaults import DEFAULT_TEMPERATURE as DEFAULT_TEMPERATURE
+from agentic_eval.core.defaults import MAX_REJECTIONS as MAX_REJECTIONS
 from agentic_eval.core.messages import Frozen
 from agentic_eval.core.results import ApprovalMode
-
-DEFAULT_MAX_TURNS = 12
-MAX_REJECTIONS = 3
-"""``step --interactive``: how many times the operator may reject before the loop ends."""
-DEFAULT_MAX_TOKENS = 1024
-DEFAULT_TEMPERATURE = 0.0
-DEFAULT_MAX_FAILURE_RATE = 0.01
-DEFAULT_MAX_TRANSIENT = 0.2
 
 
 class RunParameters(Frozen):
