@@ -6,8 +6,9 @@ arithmetic, say) does not import the loop, the store and the recordings with it.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from agentic_eval.core.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from agentic_eval.evaluation.gate import (
@@ -28,22 +29,22 @@ if TYPE_CHECKING:
     from agentic_eval.evaluation.session import SessionResult, run_session
     from agentic_eval.evaluation.settings import RunSettings
 
-_WHERE = {
-    "EXIT_CODES": "gate",
-    "build_scorecard": "gate",
-    "case_result": "gate",
-    "format_rate": "gate",
-    "gate_summary": "gate",
-    "check_goldens": "goldens",
-    "write_goldens": "goldens",
-    "CaseRun": "runner",
-    "TasksRun": "runner",
-    "produced_by": "runner",
-    "run_case": "runner",
-    "run_tasks": "runner",
-    "SessionResult": "session",
-    "run_session": "session",
-    "RunSettings": "settings",
+_WHERE: dict[str, tuple[str, str]] = {
+    "EXIT_CODES": ("agentic_eval.evaluation.gate", "EXIT_CODES"),
+    "build_scorecard": ("agentic_eval.evaluation.gate", "build_scorecard"),
+    "case_result": ("agentic_eval.evaluation.gate", "case_result"),
+    "format_rate": ("agentic_eval.evaluation.gate", "format_rate"),
+    "gate_summary": ("agentic_eval.evaluation.gate", "gate_summary"),
+    "check_goldens": ("agentic_eval.evaluation.goldens", "check_goldens"),
+    "write_goldens": ("agentic_eval.evaluation.goldens", "write_goldens"),
+    "CaseRun": ("agentic_eval.evaluation.runner", "CaseRun"),
+    "TasksRun": ("agentic_eval.evaluation.runner", "TasksRun"),
+    "produced_by": ("agentic_eval.evaluation.runner", "produced_by"),
+    "run_case": ("agentic_eval.evaluation.runner", "run_case"),
+    "run_tasks": ("agentic_eval.evaluation.runner", "run_tasks"),
+    "SessionResult": ("agentic_eval.evaluation.session", "SessionResult"),
+    "run_session": ("agentic_eval.evaluation.session", "run_session"),
+    "RunSettings": ("agentic_eval.evaluation.settings", "RunSettings"),
 }
 
 __all__ = [
@@ -65,9 +66,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _WHERE:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _WHERE, globals())
