@@ -23,6 +23,7 @@ if TYPE_CHECKING:
         ToolError,
         ToolRegistry,
     )
+    from agentic_eval.agent.user import STOP, SimulatedUser, UserView
     from agentic_eval.api import (
         AgenticEvalError,
         BatchResult,
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
         Submit,
         ToolReply,
     )
+    from agentic_eval.backends.scripted import Say
     from agentic_eval.checks import Check, CheckContext, check
     from agentic_eval.core import CaseSpec, CheckResult, Scorecard, Transcript
     from agentic_eval.domains import Domain, Mutant, Trace, register_domain
@@ -60,6 +62,10 @@ _EXPORTS = {
     "ToolArgumentError": "agentic_eval.agent",
     "ToolError": "agentic_eval.agent",
     "ToolRegistry": "agentic_eval.agent",
+    "STOP": "agentic_eval.agent.user",
+    "SimulatedUser": "agentic_eval.agent.user",
+    "UserView": "agentic_eval.agent.user",
+    "Say": "agentic_eval.backends.scripted",
     "AgentTask": "agentic_eval.backends",
     "BackendSpec": "agentic_eval.backends",
     "Call": "agentic_eval.backends",
@@ -116,6 +122,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "STOP",
     "AgentTask",
     "AgenticEvalError",
     "ApprovalDecision",
@@ -135,8 +142,10 @@ __all__ = [
     "RunResult",
     "RunSettings",
     "SampleResult",
+    "Say",
     "Scorecard",
     "ScriptedBackend",
+    "SimulatedUser",
     "Submit",
     "TaskKind",
     "TaskSpec",
@@ -146,6 +155,7 @@ __all__ = [
     "ToolReply",
     "Trace",
     "Transcript",
+    "UserView",
     "__version__",
     "batch",
     "check",

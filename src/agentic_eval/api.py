@@ -226,11 +226,12 @@ def _live_or_scripted(
     return BackendSpec(kind="scripted", agent=agent)
 
 
-def _recorded_parameters(folder: Path, recorded: set[str]) -> RunParameters:
+def _recorded_parameters(folder: Path, recorded: set[str], domain: Domain[Any]) -> RunParameters:
     """The parameters the folder's transcripts were recorded with (a case recorded beside them
-    must share them, or the folder would no longer replay); the defaults for a new folder."""
+    must share them, or the folder would no longer replay); the defaults for a new folder (the
+    domain's turn budget)."""
     if not recorded:
-        return RunParameters()
+        return RunParameters(max_turns=domain.turn_budget())
     try:
         return ReplayBackend(folder).parameters()
     except RecordingError as exc:
@@ -299,7 +300,7 @@ async def run_async(
                 f"into {root}, inside a git repository"
             )
         spec = spec.model_copy(update={"record": True, "recordings": str(root)})
-        params = parameters or _recorded_parameters(folder, recorded)
+        params = parameters or _recorded_parameters(folder, recorded, found)
         plans.append(suite_plan(found, to_record, spec, params, concurrency=concurrency,
                                 full=full and not to_replay))  # fmt: skip
     if to_replay:
@@ -456,7 +457,8 @@ def batch(
     found = _domain(domain)
     chosen = select(domain, cases)
     spec = _live_or_scripted(found, agent, provider, model, base_url, retries, timeout)
-    plan = suite_plan(found, chosen, spec, parameters or RunParameters(), samples=samples,
+    params = parameters or RunParameters(max_turns=found.turn_budget())
+    plan = suite_plan(found, chosen, spec, params, samples=samples,
                       concurrency=concurrency, full=cases is None)  # fmt: skip
     own = store is None
     try:

@@ -25,6 +25,7 @@ from agentic_eval.agent.tools import (
     all_validation_errors,
     first_validation_error,
 )
+from agentic_eval.agent.user import SimulatedUser, says_stop, user_request
 from agentic_eval.backends.base import (
     AuthenticationFailed,
     BackendError,
@@ -48,9 +49,9 @@ from agentic_eval.core.model import (
     ToolSpec,
     encode_response,
 )
-from agentic_eval.core.results import Outcome, ToolCallRecord
+from agentic_eval.core.results import Outcome, ToolCallRecord, Utterance
 from agentic_eval.core.text import redact
-from agentic_eval.core.transcript import RequestTemplate, Turn, encode_turn
+from agentic_eval.core.transcript import RequestTemplate, Turn, UserTurn, encode_turn
 
 Env = TypeVar("Env")
 
@@ -98,6 +99,16 @@ class AgentRun:
     detail: str = ""
     """The outcome in full where its reason is cut to one line (every schema error of an invalid
     output); not part of the scorecard, whose reason is what the model was told."""
+    user_turns: list[UserTurn] = field(default_factory=lambda: [])
+    """The simulated user's replies (a conversation with a user)."""
+    user_turns_json: list[bytes] = field(default_factory=lambda: [])
+    """Canonical JSON of each of ``user_turns``."""
+    dialogue: list[Utterance] = field(default_factory=lambda: [])
+    """What the agent said to the user (its replies of text alone) and the user's answers."""
+    ended: str = ""
+    """How the episode ended without a submitted answer: ``user`` (the user said stop), ``tool
+    NAME`` (a tool that ends the episode ran), ``agent`` (a task without ``submit`` got a reply
+    of text and has no user to hear it); "" otherwise."""
 
 
 @functools.lru_cache(maxsize=256)
@@ -121,10 +132,12 @@ async def run_agent(
     task: str,
     tools: ToolRegistry[Env],
     env: Env,
-    output_model: type[BaseModel],
+    output_model: type[BaseModel] | None,
     checkpoint: ApprovalCheckpoint,
     limits: Limits,
     temperature: float = 0.0,
+    user: SimulatedUser | None = None,
+    user_backend: ModelBackend | None = None,
 ) -> AgentRun:
     """Run the agent until it submits or a limit is hit.
 
@@ -136,10 +149,15 @@ async def run_agent(
         task: The task text (first user message).
         tools: The domain's tools.
         env: The case's environment (tools read and change it).
-        output_model: Pydantic model the submitted answer must validate against.
+        output_model: Pydantic model the submitted answer must validate against (None: the
+            task has no ``submit``; the episode ends when the user stops, a tool ends it or,
+            with no user, at the agent's first reply of text alone).
         checkpoint: Approval checkpoint for must-approve calls.
         limits: Turn and token limits.
         temperature: Sampling temperature.
+        user: The simulated user of a conversation (None: the agent works alone, and a reply
+            of text alone gets the fixed nudge to submit). The user opens the conversation.
+        user_backend: Who answers the user's turns (default: ``user.make_backend()``).
 
     Returns:
         The run. Never raises for agent or provider failures; only
@@ -158,6 +176,13 @@ async def run_agent(
         appended.append(message)
         appended_json.append(keys.append(message, encoded))
 
+    talk = None
+    if user is not None:
+        talk = _Talk(run, user, user_backend or user.make_backend(), call)
+        opening = await talk.reply(-1)
+        if opening is None or run.ended:
+            return _unsubmitted(run, output_model)
+        task = opening
     add(_task_message(task))
     temperature = float(temperature)
     for turn in range(limits.max_turns):
@@ -237,15 +262,29 @@ async def run_agent(
                     where=f"turn {turn}",
                 )
                 return run
+            if talk is not None:
+                run.dialogue.append(Utterance(speaker="agent", text=response.text(), turn=turn))
+                answer = await talk.reply(turn)
+                if answer is None or run.ended:
+                    return _unsubmitted(run, output_model)
+                add(_task_message(answer))
+                continue
+            if output_model is None:
+                run.ended = "agent"
+                return run
             add(user_text(NUDGE))
             continue
         results: list[ToolResultBlock] = []
         for use in uses:
-            if use.name == SUBMIT_TOOL:
+            if use.name == SUBMIT_TOOL and output_model is not None:
                 _submit(run, use, turn, output_model)
                 return run
             try:
                 results.append(await _execute(run, use, turn, tools, env, checkpoint))
+                ender = tools.get(use.name)
+                if ender is not None and ender.ends_episode and results[-1].is_error is False:
+                    run.ended = f"tool {use.name}"
+                    return _unsubmitted(run, output_model)
             except DomainFault as fault:
                 run.tool_calls.append(
                     ToolCallRecord(
@@ -265,17 +304,20 @@ async def run_agent(
         add(trusted(Message, {"role": "user", "content": content}), _results_json(content))
     run.outcome = Outcome(
         kind="error",
-        reason=f"exceeded max turns ({limits.max_turns}) without submitting",
+        reason=f"exceeded max turns ({limits.max_turns}) "
+        + ("without submitting" if output_model is not None else "before the episode ended"),
         where=f"turn {limits.max_turns - 1}",
     )
     return run
 
 
-_last_offered: list[tuple[tuple[ToolSpec, ...], bool, type[BaseModel], tuple[ToolSpec, ...]]] = []
+_last_offered: list[
+    tuple[tuple[ToolSpec, ...], bool, type[BaseModel] | None, tuple[ToolSpec, ...]]
+] = []
 
 
 def _offered(
-    specs: tuple[ToolSpec, ...], approval: bool, output_model: type[BaseModel]
+    specs: tuple[ToolSpec, ...], approval: bool, output_model: type[BaseModel] | None
 ) -> tuple[ToolSpec, ...]:
     """The tools offered to the model: the domain's, ``request_approval`` when a tool has an
     approval rule, and ``submit``. The same tuple for every case of a suite (a one-entry memo,
@@ -285,9 +327,78 @@ def _offered(
         if was_specs is specs and was_approval is approval and was_model is output_model:
             return offered
     extra = (REQUEST_APPROVAL_SPEC,) if approval else ()
-    offered = (*specs, *extra, submit_spec(output_model))
+    submit = () if output_model is None else (submit_spec(output_model),)
+    offered = (*specs, *extra, *submit)
     _last_offered[:] = [(specs, approval, output_model, offered)]
     return offered
+
+
+def _unsubmitted(run: AgentRun, output_model: type[BaseModel] | None) -> AgentRun:
+    """A run whose episode ended before ``submit`` (the user stopped, a tool ended it): in a
+    task that asks for an answer, a failure of the agent, judged by the checks all the same."""
+    if run.ended and run.outcome is None and output_model is not None:
+        why = "the user ended the conversation" if run.ended == "user" else f"{run.ended} ran"
+        run.outcome = Outcome(
+            kind="check_failed",
+            reason=f"the episode ended ({why}) without a submitted answer",
+            where="episode end",
+        )
+    return run
+
+
+class _Talk:
+    """The user's side of a conversation: asks the user for each reply and records it."""
+
+    def __init__(
+        self, run: AgentRun, user: SimulatedUser, backend: ModelBackend, call: CallContext
+    ) -> None:
+        self.run, self.user, self.backend, self.call = run, user, backend, call
+
+    async def reply(self, after: int) -> str | None:
+        """The user's answer to the agent's last line (``after``: its turn; -1: the opening).
+        None when the user's backend failed (the run's outcome says so); a reply holding the
+        stop signal sets ``run.ended`` (and is not said to the agent)."""
+        run, call = self.run, self.call
+        index = len(run.user_turns)
+        request = user_request(self.user, tuple(run.dialogue))
+        key = request.key()
+        where = f"user turn {index}"
+        try:
+            response = await self.backend.complete(
+                request,
+                CallContext(
+                    call.domain, call.case_id, index, key, call.sample, call.attempt, "user"
+                ),
+            )
+            if not isinstance(response, ModelResponse):  # pyright: ignore[reportUnnecessaryIsInstance]
+                raise TypeError(f"the user's backend returned {type(response).__name__}")
+            encoded = encode_response(response)
+        except AuthenticationFailed:
+            raise
+        except TransientBackendError as exc:
+            run.outcome = Outcome(kind="transient", reason=redact(str(exc)), where=where)
+            return None
+        except BackendError as exc:
+            run.outcome = Outcome(kind="error", reason=redact(str(exc)), where=where)
+            return None
+        except Exception as exc:
+            reason = redact(f"{type(exc).__name__}: {exc}")
+            run.outcome = Outcome(kind="error", reason=reason, where=where)
+            return None
+        turn = UserTurn(
+            index=index,
+            after=after,
+            request_key=key,
+            response=response,
+            response_key=encoded.key,
+        )
+        run.user_turns.append(turn)
+        run.user_turns_json.append(canonical_bytes(turn))
+        text = response.text()
+        run.dialogue.append(Utterance(speaker="user", text=text, turn=after))
+        if says_stop(text):
+            run.ended = "user"
+        return text
 
 
 def _task_message(task: str) -> Message:

@@ -125,6 +125,12 @@ class Tool(Generic[Env]):
     bound_model: type[BaseModel] | None = None
     """The arguments model of ``consequential`` alone (the same field types and normalisers as
     the tool's), used to read the arguments an approval request names."""
+    ends_episode: bool = False
+    """A call that runs (status ok) ends the episode there (tau-bench's transfer to a human):
+    the rest of the turn's calls do not run, and the checks judge what was left."""
+    needs_consent: bool = False
+    """A call must follow the user's explicit yes to the agent's line naming that call's
+    arguments (tau-bench's confirmation rule): the ``user_consent`` hard gate judges it."""
 
     def target_of(self, args: dict[str, Any]) -> str | None:
         """What a call of this (mutating) tool acts on."""
@@ -244,6 +250,8 @@ def make_tool(
     requires_approval: ApprovalPredicate | None = None,
     mutates: str | None = None,
     consequential: tuple[str, ...] = (),
+    ends_episode: bool = False,
+    needs_consent: bool = False,
 ) -> Tool[Any]:
     """Build a :class:`Tool` from a function whose first parameter is the environment.
 
@@ -254,6 +262,8 @@ def make_tool(
         mutates: For a tool that changes state, the argument naming its target.
         consequential: The arguments an approval binds besides the target (the tool's
             description tells the model which they are).
+        ends_episode: A call that runs ends the episode (a transfer to a human).
+        needs_consent: A call needs the user's explicit yes in the conversation first.
 
     Returns:
         The tool.
@@ -302,6 +312,8 @@ def make_tool(
         mutates=mutates,
         consequential=tuple(consequential),
         bound_model=bound,  # pyright: ignore[reportUnknownArgumentType]
+        ends_episode=ends_episode,
+        needs_consent=needs_consent,
     )
 
 
@@ -320,6 +332,8 @@ class ToolRegistry(Generic[Env]):
         requires_approval: ApprovalPredicate | None = None,
         mutates: str | None = None,
         consequential: tuple[str, ...] = (),
+        ends_episode: bool = False,
+        needs_consent: bool = False,
     ) -> Callable[[F], F]:
         """Decorator registering a function as a tool (the function is returned unchanged).
 
@@ -328,6 +342,8 @@ class ToolRegistry(Generic[Env]):
             requires_approval: When a call must be approved first.
             mutates: For a state-changing tool, the argument naming what it acts on.
             consequential: The arguments an approval binds besides the target.
+            ends_episode: A call that runs ends the episode (a transfer to a human).
+            needs_consent: A call needs the user's explicit yes in the conversation first.
         """
 
         def register(fn: F) -> F:
@@ -337,6 +353,8 @@ class ToolRegistry(Generic[Env]):
                 requires_approval=requires_approval,
                 mutates=mutates,
                 consequential=consequential,
+                ends_episode=ends_episode,
+                needs_consent=needs_consent,
             )
             self.add(tool)
             return fn

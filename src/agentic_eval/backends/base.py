@@ -33,6 +33,9 @@ class CallContext:
     """The epoch: the sample index of a batch."""
     attempt: int = 1
     """The attempt: the rejection round of a workflow step, from 1."""
+    participant: Literal["agent", "user"] = "agent"
+    """Who is asked: the agent under test, or the simulated user of a conversation (whose
+    turns are numbered apart: ``turn`` is then the user turn)."""
 
     def __init__(
         self,
@@ -42,6 +45,7 @@ class CallContext:
         request_key: str = "",
         sample: int = 0,
         attempt: int = 1,
+        participant: Literal["agent", "user"] = "agent",
     ) -> None:
         # The loop makes one per model call: filling the instance dict directly costs half of
         # what the generated frozen __init__ (one object.__setattr__ per field) does.
@@ -52,6 +56,7 @@ class CallContext:
             request_key=request_key,
             sample=sample,
             attempt=attempt,
+            participant=participant,
         )
 
 
@@ -158,6 +163,12 @@ class ModelBackend(ABC):
 
     async def finish_case(self, transcript: Transcript) -> None:  # noqa: B027
         """Called with the case's transcript once it is judged (record writes it here)."""
+
+    def user_backend(self, user: ModelBackend) -> ModelBackend:
+        """Who answers the simulated user's turns of a conversation: ``user`` (the case's own
+        user backend, scripted or a model), unless this backend serves them itself (replay
+        answers them from the recording, keyless)."""
+        return user
 
     async def aclose(self) -> None:  # noqa: B027
         """Release connections."""

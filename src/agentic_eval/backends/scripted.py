@@ -2,12 +2,15 @@
 
 A scripted agent is a generator function. It receives an :class:`AgentTask`, yields tool calls
 (one :class:`Call` or a list of them for one turn), receives the results of each turn as a list
-of :class:`ToolReply`, and finally yields :class:`Submit`. Its answer is a pure function of the
-conversation (:func:`respond` re-runs the generator over it), so replaying a scripted agent's
-recording is exactly like replaying a model's. :class:`ScriptedBackend` gets the same answers
-faster: when a request extends the very conversation it answered last for that sample (the same
-message objects, then the turn's new messages), it resumes that sample's generator with the new
-results instead of re-running it from the start; any other request is answered by a re-run.
+of :class:`ToolReply`, and finally yields :class:`Submit`. In a conversation with a simulated
+user it may also yield :class:`Say` (a reply of text alone, to the user): the user's answer comes
+back as one :class:`ToolReply` named :data:`USER` whose ``text`` is what the user said. Its
+answer is a pure function of the conversation (:func:`respond` re-runs the generator over it),
+so replaying a scripted agent's recording is exactly like replaying a model's.
+:class:`ScriptedBackend` gets the same answers faster: when a request extends the very
+conversation it answered last for that sample (the same message objects, then the turn's new
+messages), it resumes that sample's generator with the new results instead of re-running it from
+the start; any other request is answered by a re-run.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentic_eval.backends.base import BackendError, BackendInfo, CallContext, ModelBackend
-from agentic_eval.core.messages import Message, ToolUseBlock
+from agentic_eval.core.messages import Message, TextBlock, ToolUseBlock
 from agentic_eval.core.model import ModelRequest, ModelResponse, ToolSpec
 from agentic_eval.core.task import parse_task_inputs
 
@@ -30,6 +33,8 @@ class AgentTask:
     text: str
     inputs: dict[str, Any]
     tool_names: tuple[str, ...]
+    case_id: str = ""
+    """The case being run (scripted agents may look up what they know about it)."""
 
 
 @dataclass(frozen=True)
@@ -48,6 +53,18 @@ class Submit:
 
 
 @dataclass(frozen=True)
+class Say:
+    """Reply with text alone: said to the simulated user of a conversation (with no user, the
+    harness answers with its nudge to submit)."""
+
+    text: str
+
+
+USER = "user"
+"""The :attr:`ToolReply.name` of the user's answer to a :class:`Say`."""
+
+
+@dataclass(frozen=True)
 class ToolReply:
     """The result of one tool call, parsed from JSON when it is JSON."""
 
@@ -58,7 +75,7 @@ class ToolReply:
     text: str
 
 
-Action = Call | list[Call] | Submit
+Action = Call | list[Call] | Submit | Say
 ScriptedAgent = Callable[[AgentTask], Generator[Action, list[ToolReply], None]]
 """A scripted agent: ``def agent(task): replies = yield Call(...); ...; yield Submit({...})``."""
 
@@ -83,6 +100,10 @@ def _replies_by_turn(
                 calls[use.id] = use
             continue
         replies: list[ToolReply] = []
+        if not message.tool_results():  # a reply of text alone: the user's answer
+            text = message.text()
+            turns.append([ToolReply(name=USER, input={}, ok=True, data=text, text=text)])
+            continue
         for result in message.tool_results():
             use = calls.get(result.tool_use_id)
             name, args = (use.name, use.input) if use else ("?", {})
@@ -135,6 +156,9 @@ class _Session:
     def response(self, model: str) -> ModelResponse:
         """The response answering the conversation advanced so far."""
         action, turn = self.action, self.turn
+        if isinstance(action, Say):
+            text = TextBlock(text=action.text)
+            return ModelResponse(content=(text,), stop_reason="end_turn", model=model)
         if isinstance(action, Submit):
             uses = [ToolUseBlock(id=f"call_{turn}_0", name="submit", input=action.output)]
         else:
@@ -146,13 +170,14 @@ class _Session:
         return ModelResponse(content=tuple(uses), stop_reason="tool_use", model=model)
 
 
-def _start(agent: ScriptedAgent, request: ModelRequest) -> _Session:
+def _start(agent: ScriptedAgent, request: ModelRequest, case_id: str = "") -> _Session:
     """A fresh generator of ``agent`` over ``request``'s task, at its first action."""
     first = request.messages[0].text() if request.messages else ""
     task = AgentTask(
         text=first,
         inputs=parse_task_inputs(first),
         tool_names=tuple(t.name for t in request.tools),
+        case_id=case_id,
     )
     gen = agent(task)
     try:
@@ -166,13 +191,14 @@ def _start(agent: ScriptedAgent, request: ModelRequest) -> _Session:
     return _Session(gen, action, request.tools, request.messages[:1])
 
 
-def respond(agent: ScriptedAgent, request: ModelRequest) -> ModelResponse:
-    """The scripted agent's next response to ``request`` (pure function of the conversation).
+def respond(agent: ScriptedAgent, request: ModelRequest, case_id: str = "") -> ModelResponse:
+    """The scripted agent's next response to ``request`` (pure function of the conversation
+    and the case id).
 
     Raises:
         BackendError: When the agent ends without submitting.
     """
-    session = _start(agent, request)
+    session = _start(agent, request, case_id)
     session.advance(request.messages[1:])
     session.gen.close()
     return session.response(request.model)
@@ -221,7 +247,7 @@ class ScriptedBackend(ModelBackend):
         else:
             if session is not None:
                 session.gen.close()
-            session = _start(self.agent, request)
+            session = _start(self.agent, request, call.case_id)
             session.advance(messages[1:])
         response = session.response(request.model)
         if isinstance(session.action, Submit):

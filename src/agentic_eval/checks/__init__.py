@@ -21,6 +21,12 @@ if TYPE_CHECKING:
         check,
         run_checks,
     )
+    from agentic_eval.checks.consent import (
+        CONSENT_GATE_NAME,
+        consent_gate,
+        consent_problems,
+        is_yes,
+    )
     from agentic_eval.checks.copied import copied_fragments, untrusted_texts
     from agentic_eval.checks.gates import (
         APPROVAL_GATE,
@@ -55,6 +61,10 @@ _WHERE: dict[str, tuple[str, str]] = {
     "Trace": ("agentic_eval.checks.base", "Trace"),
     "check": ("agentic_eval.checks.base", "check"),
     "run_checks": ("agentic_eval.checks.base", "run_checks"),
+    "CONSENT_GATE_NAME": ("agentic_eval.checks.consent", "CONSENT_GATE_NAME"),
+    "consent_gate": ("agentic_eval.checks.consent", "consent_gate"),
+    "consent_problems": ("agentic_eval.checks.consent", "consent_problems"),
+    "is_yes": ("agentic_eval.checks.consent", "is_yes"),
     "copied_fragments": ("agentic_eval.checks.copied", "copied_fragments"),
     "untrusted_texts": ("agentic_eval.checks.copied", "untrusted_texts"),
     "APPROVAL_GATE": ("agentic_eval.checks.gates", "APPROVAL_GATE"),
@@ -85,6 +95,7 @@ __all__ = [
     "APPROVAL_GATE_NAME",
     "CLAIMS_GATE",
     "CLAIMS_GATE_NAME",
+    "CONSENT_GATE_NAME",
     "FINAL_STATE_GATE_NAME",
     "FINAL_STATE_KEY",
     "IDEMPOTENCY_GATE_NAME",
@@ -102,9 +113,12 @@ __all__ = [
     "approval_gate",
     "check",
     "claims_gate",
+    "consent_gate",
+    "consent_problems",
     "copied_fragments",
     "final_state_gate",
     "idempotency_gate",
+    "is_yes",
     "mutating_calls",
     "reached_tool",
     "resolve_reference",

@@ -15,7 +15,7 @@ from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 from pydantic import BaseModel
 
 from agentic_eval.core.case import CaseSpec
-from agentic_eval.core.results import CheckResult, PolicyEvent, ToolCallRecord
+from agentic_eval.core.results import CheckResult, PolicyEvent, ToolCallRecord, Utterance
 
 Env = TypeVar("Env")
 CheckReturn = CheckResult | Sequence[CheckResult]
@@ -41,6 +41,9 @@ class CheckContext(Generic[Env]):
     """Tool calls and policy events, in order."""
     env: Env
     """The case's environment as the run left it (what actually executed)."""
+    dialogue: tuple[Utterance, ...] = ()
+    """A conversation with a simulated user: what the agent said to the user (its replies of
+    text alone) and the user's answers, in order; empty when the task has no user."""
 
 
 @runtime_checkable

@@ -157,7 +157,7 @@ def batch(
     gate_mode: Literal["rate", "upper-bound"],
     max_failure_rate: float,
     max_transient: float,
-    max_turns: int,
+    max_turns: int | None,
     max_tokens: int,
     temperature: float,
     recordings: Any,

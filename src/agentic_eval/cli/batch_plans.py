@@ -33,13 +33,15 @@ def backend_spec(
 
 
 def parameters(
-    approval: Any, temperature: float, max_turns: int, max_tokens: int,
+    approval: Any, temperature: float, max_turns: int | None, max_tokens: int,
     max_failure_rate: float, max_transient: float,
 ) -> Any:  # fmt: skip
-    from agentic_eval.core.settings import RunParameters
+    """The run parameters the flags give (``max_turns`` None: the default budget)."""
+    from agentic_eval.core.settings import DEFAULT_MAX_TURNS, RunParameters
 
     return RunParameters(
-        approval_mode=approval, temperature=temperature, max_turns=max_turns,
+        approval_mode=approval, temperature=temperature,
+        max_turns=DEFAULT_MAX_TURNS if max_turns is None else max_turns,
         max_tokens=max_tokens, max_failure_rate=max_failure_rate, max_transient=max_transient,
     )  # fmt: skip
 
@@ -47,7 +49,7 @@ def parameters(
 def scenario_flags_plan(
     name: str, samples: int, mode: str, agent: str | None, provider: str | None,
     model: str | None, base_url: str | None, concurrency: int, approval: Any, gate_mode: Any,
-    max_failure_rate: float | None, max_transient: float, max_turns: int, max_tokens: int,
+    max_failure_rate: float | None, max_transient: float, max_turns: int | None, max_tokens: int,
     temperature: float, recordings: Any, retries: int, timeout: float,
 ) -> Any:  # fmt: skip
     from agentic_eval.batch.planning import scenario_plan
@@ -71,7 +73,8 @@ def scenario_flags_plan(
 def domain_flags_plan(
     name: str, pattern: str | None, samples: int, mode: str, agent: str | None,
     provider: str | None, model: str | None, base_url: str | None, concurrency: int,
-    approval: Any, gate_mode: Any, max_failure_rate: float, max_transient: float, max_turns: int,
+    approval: Any, gate_mode: Any, max_failure_rate: float, max_transient: float,
+    max_turns: int | None,
     max_tokens: int, temperature: float, recordings: Any, retries: int, timeout: float,
 ) -> Any:  # fmt: skip
     from agentic_eval.batch import scripted_agents
@@ -92,8 +95,8 @@ def domain_flags_plan(
             raise click.UsageError(one_line(str(exc))) from None
     spec = backend_spec(mode, agent, scripted_agents(domain), name, provider, model, base_url,
                          recordings, retries, timeout)  # fmt: skip
-    params = parameters(approval, temperature, max_turns, max_tokens, max_failure_rate,
-                         max_transient)  # fmt: skip
+    params = parameters(approval, temperature, domain.turn_budget(max_turns), max_tokens,
+                         max_failure_rate, max_transient)  # fmt: skip
     return suite_plan(domain, cases, spec, params, samples=samples, concurrency=concurrency,
                       full=pattern is None, gate=gate_mode)  # fmt: skip
 

@@ -69,11 +69,11 @@ class Plan:
     """Partial recordings: the cases they hold no recording of (a warning each)."""
 
 
-def _parameters(o: RunOptions) -> RunParameters:
+def _parameters(o: RunOptions, domain: Domain[Any]) -> RunParameters:
     return RunParameters(
         approval_mode=o.approval or "enforce",
         temperature=o.temperature,
-        max_turns=o.max_turns,
+        max_turns=domain.turn_budget(o.max_turns),
         max_tokens=o.max_tokens,
         max_failure_rate=o.max_failure_rate,
         max_transient=o.max_transient,
@@ -226,7 +226,7 @@ def plan_jobs(o: RunOptions) -> Plan:
             _replay_jobs(o, domain, plan)
             continue
         job = suite_plan(
-            domain, cases, _spec(o, domain), _parameters(o), samples=o.samples,
+            domain, cases, _spec(o, domain), _parameters(o, domain), samples=o.samples,
             concurrency=o.concurrency, full=o.pattern is None,
         )  # fmt: skip
         plan.jobs.append(_job(domain, job))

@@ -130,7 +130,11 @@ def request_options(command: Callable[..., object]) -> Callable[..., object]:
 
 _RUN_PARAMETER_OPTIONS = (
     click.option(
-        "--max-turns", type=click.IntRange(1, 200), default=DEFAULT_MAX_TURNS, show_default=True
+        "--max-turns",
+        type=click.IntRange(1, 200),
+        default=None,
+        help=f"Model turns per sample [default: the domain's budget, else {DEFAULT_MAX_TURNS}; "
+        "a case that sets its own keeps it].",
     ),
     click.option(
         "--max-tokens",

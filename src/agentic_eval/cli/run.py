@@ -42,7 +42,7 @@ class RunOptions:
     output: Path | None
     history: bool
     recordings: Path
-    max_turns: int
+    max_turns: int | None
     max_tokens: int
     temperature: float
     max_failure_rate: float
@@ -165,7 +165,7 @@ def run(
     output: Path | None,
     no_history: bool,
     recordings: Path,
-    max_turns: int,
+    max_turns: int | None,
     max_tokens: int,
     temperature: float,
     max_failure_rate: float,

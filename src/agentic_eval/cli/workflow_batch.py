@@ -54,7 +54,7 @@ def workflow_batch(
     approval: Literal["enforce", "observe"],
     max_failure_rate: float,
     max_transient: float,
-    max_turns: int,
+    max_turns: int | None,
     max_tokens: int,
     temperature: float,
     no_history: bool,

@@ -9,7 +9,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+)
 
 from agentic_eval.core.task import render_task
 
@@ -32,6 +39,20 @@ class CaseSpec(BaseModel):
         description="The approver's decisions, keyed 'action:target' (absent: denied).",
     )
     hard_gate: bool = Field(default=False, description="Whether the case exercises a hard gate.")
+    max_turns: int | None = Field(
+        default=None,
+        ge=1,
+        le=200,
+        description="The case's own turn budget: the task needs that many model turns, whatever "
+        "the run's (absent: the run's, which is the domain's unless --max-turns gives one).",
+    )
+
+    @model_serializer(mode="wrap")
+    def _drop_absent_budget(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("max_turns", 0) is None:
+            del data["max_turns"]
+        return data
 
     @field_validator("id")
     @classmethod

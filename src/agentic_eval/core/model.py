@@ -68,6 +68,10 @@ class ModelResponse(Frozen):
         """The tool calls in this response, in order."""
         return [b for b in self.content if isinstance(b, ToolUseBlock)]
 
+    def text(self) -> str:
+        """All text blocks joined by newlines."""
+        return "\n".join(b.text for b in self.content if isinstance(b, TextBlock))
+
 
 _TOOLS_JSON: dict[tuple[int, ...], tuple[tuple[ToolSpec, ...], bytes]] = {}
 

@@ -132,3 +132,15 @@ def unapproved_executions(events: tuple[PolicyEvent, ...] | list[PolicyEvent]) -
     return sum(
         1 for e in events if isinstance(e, MustApproveCall) and not e.approved and e.executed
     )
+
+
+class Utterance(Frozen):
+    """One line of a conversation with a simulated user: what the agent said to the user (a
+    reply of text alone) or what the user said to the agent."""
+
+    speaker: Literal["agent", "user"] = Field(description="Who said it.")
+    text: str = Field(description="What was said.")
+    turn: int = Field(
+        description="The agent's model turn that said it, or, for the user, the agent turn it "
+        "answers (-1: the user's opening, before any); a tool call of a later turn came after."
+    )

@@ -87,6 +87,19 @@ class Turn(Frozen):
     response_key: str = Field(description="sha256 of the canonical response (integrity check).")
 
 
+class UserTurn(Frozen):
+    """One reply of the simulated user: the request its backend was sent (as a key) and what it
+    answered. The request is rebuilt from the dialogue, so only its key is kept."""
+
+    index: int = Field(description="0-based user turn number (0: the opening message).")
+    after: int = Field(
+        description="The agent turn whose text it answers (-1: the opening, before any)."
+    )
+    request_key: str = Field(description="sha256 of the canonical request the user was sent.")
+    response: ModelResponse = Field(description="What the user answered.")
+    response_key: str = Field(description="sha256 of the canonical response (integrity check).")
+
+
 class Verdict(Frozen):
     """How the case was judged."""
 
@@ -117,12 +130,19 @@ class Transcript(Frozen):
     policy_events: tuple[PolicyEvent, ...] = Field(description="Approval checkpoint events.")
     output: dict[str, Any] | None = Field(description="Schema-validated final output, if any.")
     verdict: Verdict = Field(description="Outcome and check results.")
+    user_turns: tuple[UserTurn, ...] = Field(
+        default=(),
+        description="The simulated user's replies, in order (a conversation with a user; "
+        "absent from the file when there is no user, so other transcripts keep their bytes).",
+    )
 
     @model_serializer(mode="wrap")
     def _drop_first_attempt(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
         if data.get("attempt") == 1:
             del data["attempt"]
+        if not data.get("user_turns", True):
+            del data["user_turns"]
         return data
 
     def request_at(self, index: int) -> ModelRequest:
@@ -187,6 +207,7 @@ def encode_transcript(
     provenance: bytes,
     request: bytes | None,
     turns: Iterable[bytes],
+    user_turns: Iterable[bytes] = (),
 ) -> bytes:
     """Canonical JSON of a transcript whose largest parts are already serialised.
 
@@ -201,6 +222,7 @@ def encode_transcript(
         provenance: Canonical JSON of ``transcript.provenance``.
         request: Canonical JSON of ``transcript.request`` (None when it is None).
         turns: Canonical JSON of each turn (see :func:`encode_turn`).
+        user_turns: Canonical JSON of each of ``transcript.user_turns``.
     """
     t, verdict = transcript, transcript.verdict
     plain = {
@@ -215,6 +237,7 @@ def encode_transcript(
         "schema_version": t.schema_version,
         "tool_calls": [c.__dict__ for c in t.tool_calls],
         "turns": [Fragment(turn) for turn in turns],
+        **({"user_turns": [Fragment(u) for u in user_turns]} if t.user_turns else {}),
         "verdict": {
             "checks": [c.__dict__ for c in verdict.checks],
             "outcome": verdict.outcome.__dict__,

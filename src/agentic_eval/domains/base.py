@@ -8,6 +8,7 @@ values come from; the committed case file is generated from it and a drift guard
 
 from __future__ import annotations
 
+import dataclasses
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +35,7 @@ from agentic_eval.domains.fixtures import FIXTURE_DIR_ENV, FixtureError, fixture
 from agentic_eval.tasks.spec import TaskKind, TaskSpec
 
 if TYPE_CHECKING:
+    from agentic_eval.agent.user import SimulatedUser
     from agentic_eval.backends.scripted import ScriptedAgent
 
 __all__ = [
@@ -108,6 +110,9 @@ class Domain(ABC, Generic[Env]):
     """The system prompt every case of the domain runs with."""
     description: str = ""
     """One line, for listings."""
+    max_turns: int | None = None
+    """The domain's turn budget: model turns an agent gets per case when the run gives none
+    (``--max-turns``). None: the default, 12. A case may set its own (``CaseSpec.max_turns``)."""
 
     @abstractmethod
     def fixtures(self) -> BaseModel:
@@ -147,6 +152,24 @@ class Domain(ABC, Generic[Env]):
         key = f"{request.action}:{request.target}"
         said = "grants" if granted else "does not grant"
         return ApprovalDecision(granted, f"the case's approvals table {said} {key}")
+
+    def user(self, case: CaseSpec) -> SimulatedUser | None:
+        """The simulated user of the case's conversation (default: none, the agent works from
+        the task alone). A :class:`~agentic_eval.agent.user.SimulatedUser` opens the
+        conversation and answers every reply of the agent that is text alone, until it says
+        :data:`~agentic_eval.agent.user.STOP`; its turns are recorded and replayed with the
+        agent's."""
+        del case
+        return None
+
+    def turn_budget(self, given: int | None = None) -> int:
+        """The run's turn budget: ``given`` (``--max-turns``) when there is one, else the
+        domain's :attr:`max_turns`, else 12. A case's own budget is applied per case."""
+        from agentic_eval.core.defaults import DEFAULT_MAX_TURNS
+
+        if given is not None:
+            return given
+        return self.max_turns if self.max_turns is not None else DEFAULT_MAX_TURNS
 
     def agents(self) -> dict[str, ScriptedAgent]:
         """Scripted agents shipped with the domain, by name (ship a ``reference`` one)."""
@@ -252,6 +275,12 @@ class Domain(ABC, Generic[Env]):
                 domain's error, never the agent's).
         """
         kind = self.task_kind(case)
+        tools = self.tools()
+        kind = _with_consent_gate(kind, tools)
+        user = self.user(case)
+        limits = limits or Limits(max_turns=self.turn_budget())
+        if case.max_turns is not None and case.max_turns != limits.max_turns:
+            limits = dataclasses.replace(limits, max_turns=case.max_turns)
 
         def fresh_env() -> Env:
             return self.make_env(case)
@@ -263,13 +292,26 @@ class Domain(ABC, Generic[Env]):
             suite=self.name,
             case=case,
             system_prompt=self.system_prompt,
-            tools=self.tools(),
+            tools=tools,
             make_env=fresh_env,
             kind=kind,
-            limits=limits or Limits(),
+            limits=limits,
             approver=approver,
             sample=sample,
+            user=user,
             external_fixtures=_mark
             if _mark is not None or not self.external_fixtures()
             else self.fixtures_sha256(),
         )
+
+
+def _with_consent_gate(kind: TaskKind, tools: ToolRegistry[Any]) -> TaskKind:
+    """``kind`` with the ``user_consent`` hard gate when a tool needs the user's consent and
+    the kind does not judge it already (every task of such a domain is held to it)."""
+    from agentic_eval.checks.consent import CONSENT_GATE_NAME, consent_gate
+
+    if not any(t.needs_consent for t in tools) or any(
+        c.name == CONSENT_GATE_NAME for c in kind.checks
+    ):
+        return kind
+    return dataclasses.replace(kind, checks=(*kind.checks, consent_gate(tools)))

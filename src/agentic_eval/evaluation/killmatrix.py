@@ -429,7 +429,7 @@ async def domain_matrix(
     case_ids = [c.id for c in case_list]
     wanted: set[ApprovalMode] = {m for mutant in mutants for m in mutant.modes}
     modes: tuple[ApprovalMode, ...] = tuple(m for m in MODES if m in wanted)
-    specs = domain.task_specs(case_list, RunSettings(model="scripted").limits)
+    specs = domain.task_specs(case_list)  # the domain's turn budget (and each case's own)
     refs: dict[ApprovalMode, Runs] = {m: await _run(specs, REFERENCE, reference, m) for m in modes}
     hard_gates = _static_hard_gates(domain, case_list)
     hard_gates += [g for runs in refs.values() for s in runs.values() for g in s.gates]

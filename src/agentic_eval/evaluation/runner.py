@@ -108,7 +108,9 @@ def _judge(
     transient = outcome is not None and outcome.kind == "transient"
     if outcome is not None and transient and not unapproved_attempts(trace.policy_events):
         return outcome, ()
-    ctx = CheckContext(case=spec.case, output=run.output, trace=trace, env=env)
+    ctx = CheckContext(
+        case=spec.case, output=run.output, trace=trace, env=env, dialogue=tuple(run.dialogue)
+    )
     checks, crashes = run_checks(spec.checks, ctx)
     if outcome is not None and transient:
         # The agent had already made a must-approve call without approval: that fails a hard
@@ -137,7 +139,8 @@ def _judge(
 def _prepare(spec: TaskSpec[Any]) -> tuple[Any, Outcome | None]:
     """A fresh environment, or the outcome naming the suite code that broke."""
     try:
-        submit_spec(spec.output_model)
+        if spec.kind.submit:
+            submit_spec(spec.output_model)
     except Exception as exc:
         where = f"output model {spec.output_model.__name__} has no JSON schema"
         return None, Outcome(
@@ -179,10 +182,14 @@ async def run_case(spec: TaskSpec[Any], backend: ModelBackend, settings: RunSett
             task=spec.task,
             tools=spec.tools,
             env=env,
-            output_model=spec.output_model,
+            output_model=spec.submitted_model,
             checkpoint=checkpoint,
             limits=spec.limits,
             temperature=settings.temperature,
+            user=spec.user,
+            user_backend=None
+            if spec.user is None
+            else backend.user_backend(spec.user.make_backend()),
         )
         trace = Trace(tuple(run.tool_calls), tuple(checkpoint.events))
         outcome, checks = _judge(spec, run, trace, env)
@@ -203,6 +210,7 @@ async def run_case(spec: TaskSpec[Any], backend: ModelBackend, settings: RunSett
             "policy_events": trace.policy_events,
             "output": _output_json(run.output),
             "verdict": trusted(Verdict, {"outcome": outcome, "checks": checks}),
+            "user_turns": tuple(run.user_turns),
         },
     )
 
@@ -222,6 +230,7 @@ async def run_case(spec: TaskSpec[Any], backend: ModelBackend, settings: RunSett
                     provenance=provenance_json,
                     request=run.request_json,
                     turns=run.turns_json,
+                    user_turns=run.user_turns_json,
                 )
             )
         return made[0]

@@ -90,6 +90,10 @@ class RecordingBackend(ModelBackend):
         self.check_folder(domain)
         await start_sample(self.inner, domain, case_id, sample, attempt)
 
+    def user_backend(self, user: ModelBackend) -> ModelBackend:
+        """Forward to the wrapped backend."""
+        return self.inner.user_backend(user)
+
     def review(self, transcript: Transcript) -> Review:
         """Forward to the wrapped backend."""
         return self.inner.review(transcript)

@@ -42,6 +42,7 @@ from agentic_eval.core.transcript import (
     Provenance,
     RequestTemplate,
     Transcript,
+    UserTurn,
     Verdict,
 )
 from agentic_eval.recordings.files import (
@@ -69,6 +70,7 @@ class _ServedTurn(Frozen):
 
 
 _TURNS = TypeAdapter(tuple[_ServedTurn, ...])
+_USER_TURNS = TypeAdapter(tuple[UserTurn, ...])
 _MESSAGES = TypeAdapter(tuple[Message, ...])
 Key = tuple[str, int, int]
 """(case id, epoch, attempt), a plain tuple on the hot path (equal to its TranscriptKey)."""
@@ -77,10 +79,16 @@ Key = tuple[str, int, int]
 class _Loaded:
     """One sample's recording while it replays: the file's data and its turns."""
 
-    __slots__ = ("data", "path", "turns")
+    __slots__ = ("data", "path", "turns", "user_turns")
 
-    def __init__(self, path: Path, data: dict[str, Any], turns: tuple[_ServedTurn, ...]) -> None:
-        self.path, self.data, self.turns = path, data, turns
+    def __init__(
+        self,
+        path: Path,
+        data: dict[str, Any],
+        turns: tuple[_ServedTurn, ...],
+        user_turns: tuple[UserTurn, ...] = (),
+    ) -> None:
+        self.path, self.data, self.turns, self.user_turns = path, data, turns, user_turns
 
 
 def _read(path: Path, raw: bytes, key: TranscriptKey) -> _Loaded | str:
@@ -99,6 +107,8 @@ def _read(path: Path, raw: bytes, key: TranscriptKey) -> _Loaded | str:
         if held != key:
             raise RecordingError(f"{path}: holds case {_describe(*held)}, not {_describe(*key)}")
         turns = _TURNS.validate_python(data.get("turns"))
+        users = data.get("user_turns")
+        user_turns = () if users is None else _user_turns(users)
     except RecordingError as exc:
         return str(exc)
     except ValidationError as exc:
@@ -107,7 +117,17 @@ def _read(path: Path, raw: bytes, key: TranscriptKey) -> _Loaded | str:
         return f"{path}: invalid transcript at turns.{loc}: {err['msg']}"
     except RecursionError:
         return f"{path}: invalid transcript: nested too deeply"
-    return _Loaded(path, data, turns)
+    return _Loaded(path, data, turns, user_turns)
+
+
+def _user_turns(users: Any) -> tuple[UserTurn, ...]:
+    """A recording's user turns (its errors located under ``user_turns``)."""
+    try:
+        return _USER_TURNS.validate_python(users)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"])
+        raise RecordingError(f"invalid transcript at user_turns.{loc}: {err['msg']}") from None
 
 
 def _describe(case_id: Any, sample: Any, attempt: Any) -> str:
@@ -226,6 +246,8 @@ class ReplayBackend(ModelBackend):
         loaded = self._loaded.get(key)
         if loaded is None:
             raise ReplayDivergence(f"replay of case {case}: not started")
+        if call.participant == "user":
+            return _user_reply(loaded, case, turn, call.request_key or request.key())
         turns = loaded.turns
         if turn >= len(turns):
             raise ReplayDivergence(
@@ -241,6 +263,11 @@ class ReplayBackend(ModelBackend):
         if (call.request_key or request.key()) != recorded_turn.request_key:
             raise ReplayDivergence(_request_difference(loaded, case, turn, request))
         return recorded_turn.response
+
+    def user_backend(self, user: ModelBackend) -> ModelBackend:
+        """Replay answers the simulated user's turns too, from the recording (keyless)."""
+        del user
+        return self
 
     def review(self, transcript: Transcript) -> Review:
         """Compare the judged live transcript with the recording, field by field."""
@@ -273,6 +300,34 @@ class ReplayBackend(ModelBackend):
             checks=transcript.verdict.checks,
         )
         return Review(transcript.model_copy(update={"verdict": verdict}), False, message)
+
+
+def _user_reply(loaded: _Loaded, case: str, turn: int, request_key: str) -> ModelResponse:
+    """The recorded reply of the user at user turn ``turn``, after the same checks as an agent
+    turn's (its hash, then the request).
+
+    Raises:
+        ReplayDivergence: Naming the case, the user turn and the field.
+    """
+    head = f"replay diverged: case {case}, user turn {turn}"
+    users = loaded.user_turns
+    if turn >= len(users):
+        raise ReplayDivergence(
+            f"{head}: the loop asked the user for a reply the recording does not have (it "
+            f"holds {len(users)} user turns)"
+        )
+    recorded = users[turn]
+    if encode_response(recorded.response).key != recorded.response_key:
+        raise ReplayDivergence(
+            f"{head}, field user_turns[{turn}].response: the recorded reply does not match its "
+            "sha256 (the recording was edited)"
+        )
+    if request_key != recorded.request_key:
+        raise ReplayDivergence(
+            f"{head}, field user_turns[{turn}].request_key: the user's request differs from "
+            "the recording (the dialogue so far, the user's instructions or prompt changed)"
+        )
+    return recorded.response
 
 
 def _request_difference(loaded: _Loaded, case: str, turn: int, request: ModelRequest) -> str:

@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from agentic_eval.agent.approval import ApprovalDecider, deny_all
 from agentic_eval.agent.loop import Limits
 from agentic_eval.agent.tools import ToolRegistry
+from agentic_eval.agent.user import SimulatedUser
 from agentic_eval.checks.base import Check
 from agentic_eval.core.case import CaseSpec
 
@@ -29,6 +30,11 @@ class TaskKind:
     name: str
     output_model: type[BaseModel]
     checks: tuple[Check, ...] = ()
+    submit: bool = True
+    """Whether the agent answers through ``submit`` (validated against ``output_model``).
+    False: no ``submit`` is offered and the checks judge what the episode left (the state, the
+    trace, the dialogue); it ends when the user stops, a tool ends it, or the agent, with no
+    user to talk to, replies with text alone."""
 
     def __post_init__(self) -> None:
         names = [c.name for c in self.checks]
@@ -65,6 +71,8 @@ class TaskSpec(Generic[Env]):
     external_fixtures: str | None = None
     """sha256 of the real fixtures the task was built from (None: committed fixtures); every
     file derived from it carries this mark."""
+    user: SimulatedUser | None = None
+    """The simulated user of a conversation (None: the agent works from the task alone)."""
 
     def __post_init__(self) -> None:
         if self.sample < 0:
@@ -83,6 +91,11 @@ class TaskSpec(Generic[Env]):
     def output_model(self) -> type[BaseModel]:
         """The schema of the final answer (the ``submit`` tool's input)."""
         return self.kind.output_model
+
+    @property
+    def submitted_model(self) -> type[BaseModel] | None:
+        """The ``submit`` tool's schema, or None when the task offers no ``submit``."""
+        return self.kind.output_model if self.kind.submit else None
 
     @property
     def checks(self) -> tuple[Check, ...]:

@@ -100,11 +100,13 @@ def load_eval_file(name: str | Path) -> list[Domain[Any]]:
         raise EvalFileError(f"{name}: not a file")
     version = (info.st_mtime_ns, info.st_size)
     hit = _loaded.get(path)
-    if hit is not None and hit[0] == version:
+    registered = all_domains() if hit is not None else {}
+    if hit is not None and hit[0] == version and all(registered.get(d.name) is d for d in hit[1]):
         return list(hit[1])
-    if hit is not None:  # the file changed: its old domains give way
+    if hit is not None:  # the file changed (or its domains were unregistered): they give way
         for old in hit[1]:
-            unregister_domain(old.name)
+            if registered.get(old.name) is old:
+                unregister_domain(old.name)
     domains = _import(path, str(name))
     all_domains()  # plugins first: a file's domain may not take a plugin's name
     for d in domains:

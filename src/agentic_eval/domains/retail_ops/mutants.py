@@ -12,7 +12,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, cast
 
-from agentic_eval.backends.scripted import Action, AgentTask, Call, ScriptedAgent, Submit, ToolReply
+from agentic_eval.backends.scripted import (
+    Action,
+    AgentTask,
+    Call,
+    Say,
+    ScriptedAgent,
+    Submit,
+    ToolReply,
+)
 from agentic_eval.domains.base import Mutant
 from agentic_eval.domains.retail_ops.reference import (
     Flow,
@@ -182,6 +190,9 @@ def _intercept(
                 yield extra
             yield step
             return
+        if isinstance(step, Say):  # said to a user: nothing to rewrite
+            step = inner.send((yield step))
+            continue
         calls = step if isinstance(step, list) else [step]
         if rewrite is not None:
             calls = [

@@ -1,0 +1,184 @@
+"""The simulated user: the third participant of a conversation (beside the agent and its tools).
+
+A domain (or one of its cases) may declare a :class:`SimulatedUser`: what the user wants, knows
+and will accept (its ``instructions``) and who plays it: a scripted function of the dialogue
+(deterministic, like a scripted agent) or a model behind any provider's backend, with its own
+model name and prompt. The user opens the conversation; from then on every reply of the agent
+that holds text and no tool call goes to the user, whose answer is the agent's next message. The
+user ends the conversation by saying :data:`STOP` (tau-bench's signal).
+
+Each user turn is a model call like the agent's: a request (the user's system prompt and the
+dialogue seen from the user's side, agent lines as the other party's) and a response. The loop
+records both in the transcript (``user_turns``), so a replay serves them keyless, and a replay
+that asks for a user turn the recording does not hold, or whose request differs, names the case,
+the user turn and the field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from agentic_eval.backends.base import BackendError, BackendInfo, CallContext, ModelBackend
+from agentic_eval.core.messages import Message, TextBlock, trusted
+from agentic_eval.core.model import ModelRequest, ModelResponse
+from agentic_eval.core.results import Utterance
+
+STOP = "###STOP###"
+"""A user reply holding this ends the conversation (the rest of the reply is still said)."""
+OPENING = "Hi! How can I help you today?"
+"""What the agent's side says before the user's first turn (the user sees it; the agent under
+test does not: its first message is the user's opening)."""
+
+USER_PROMPT = """You are a user talking to a customer service agent. Your instructions:
+
+{instructions}
+
+Rules:
+- Say one message at a time, as the user, in plain language; never act as the agent.
+- Only give information the instructions hold, and only when it is asked for or needed.
+- Do not invent details. If the agent asks something the instructions do not cover, say you \
+do not know.
+- When what you wanted is done, or cannot be done, end the conversation by writing {stop} on \
+its own in your message."""
+
+
+@dataclass(frozen=True)
+class UserView:
+    """What a scripted user sees when it is asked to speak."""
+
+    case_id: str
+    instructions: str
+    dialogue: tuple[Utterance, ...]
+    """Everything said so far, in order (empty for the opening)."""
+
+    @property
+    def last(self) -> str:
+        """What the agent said last ("" for the opening)."""
+        for u in reversed(self.dialogue):
+            if u.speaker == "agent":
+                return u.text
+        return ""
+
+    @property
+    def turn(self) -> int:
+        """How many times the user has spoken already (0: this is the opening)."""
+        return sum(1 for u in self.dialogue if u.speaker == "user")
+
+
+ScriptedUser = Callable[[UserView], str]
+"""A scripted user: ``def user(view) -> str``, its reply (holding :data:`STOP` to end)."""
+
+
+@dataclass(frozen=True)
+class SimulatedUser:
+    """The user of a conversation: instructions, and a script or a model to play it.
+
+    Give exactly one of ``script`` (a :data:`ScriptedUser`) and ``backend`` (any
+    :class:`~agentic_eval.backends.base.ModelBackend`: the anthropic or openai backend, the
+    fake provider, a local model; ``model`` is the model name sent to it).
+    """
+
+    instructions: str
+    script: ScriptedUser | None = None
+    backend: ModelBackend | None = None
+    model: str = ""
+    name: str = "user"
+    """Label of a scripted user (its requests name the model ``scripted-user:<name>``)."""
+    prompt: str = USER_PROMPT
+    """The user model's system prompt: ``{instructions}`` and ``{stop}`` are filled in."""
+    max_tokens: int = 1024
+    temperature: float = 0.0
+
+    def __post_init__(self) -> None:
+        if (self.script is None) == (self.backend is None):
+            raise ValueError("a SimulatedUser needs exactly one of script= and backend=")
+        if self.backend is not None and not self.model:
+            raise ValueError("a SimulatedUser played by a model needs model=")
+
+    def model_name(self) -> str:
+        """The model name of the user's requests."""
+        return self.model if self.backend is not None else f"scripted-user:{self.name}"
+
+    def system(self) -> str:
+        """The user's system prompt."""
+        return self.prompt.replace("{instructions}", self.instructions).replace("{stop}", STOP)
+
+    def make_backend(self) -> ModelBackend:
+        """Who answers the user's turns (before a replay takes them over)."""
+        if self.backend is not None:
+            return self.backend
+        assert self.script is not None
+        return ScriptedUserBackend(self.name, self.script, self.instructions)
+
+
+def user_request(user: SimulatedUser, dialogue: tuple[Utterance, ...]) -> ModelRequest:
+    """The request the user is sent: its prompt, and the dialogue from its side (the agent's
+    lines, opened by :data:`OPENING`, as the other party's; its own as the assistant's)."""
+    messages = [_message("user", OPENING)]
+    for u in dialogue:
+        messages.append(_message("assistant" if u.speaker == "user" else "user", u.text))
+    return ModelRequest(
+        model=user.model_name(),
+        system=user.system(),
+        messages=tuple(messages),
+        tools=(),
+        max_tokens=user.max_tokens,
+        temperature=float(user.temperature),
+    )
+
+
+def _message(role: str, text: str) -> Message:
+    block = trusted(TextBlock, {"type": "text", "text": text})
+    return trusted(Message, {"role": role, "content": (block,)})
+
+
+def dialogue_of(request: ModelRequest) -> tuple[Utterance, ...]:
+    """The dialogue a user request carries (the inverse of :func:`user_request`; the turns are
+    not in the request and are -1)."""
+    lines: list[Utterance] = []
+    for m in request.messages[1:]:
+        speaker = "user" if m.role == "assistant" else "agent"
+        lines.append(Utterance(speaker=speaker, text=m.text(), turn=-1))
+    return tuple(lines)
+
+
+def says_stop(text: str) -> bool:
+    """Whether a user reply ends the conversation."""
+    return STOP in text
+
+
+class ScriptedUserBackend(ModelBackend):
+    """Plays a scripted user: its reply is a pure function of the dialogue in the request."""
+
+    def __init__(self, name: str, script: ScriptedUser, instructions: str) -> None:
+        self.name, self.script, self.instructions = name, script, instructions
+
+    async def complete(self, request: ModelRequest, call: CallContext) -> ModelResponse:
+        """The script's reply to the dialogue of ``request``.
+
+        Raises:
+            BackendError: The script raised or did not return text (named as the user's).
+        """
+        view = UserView(call.case_id, self.instructions, dialogue_of(request))
+        try:
+            text = self.script(view)
+        except Exception as exc:
+            raise BackendError(
+                f"scripted user {self.name} raised {type(exc).__name__}: {exc}"
+            ) from None
+        if not isinstance(text, str):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise BackendError(
+                f"scripted user {self.name} returned {type(text).__name__}, not text"
+            )
+        block = TextBlock(text=text)
+        return ModelResponse(content=(block,), stop_reason="end_turn", model=request.model)
+
+    def info(self) -> BackendInfo:
+        """A scripted user."""
+        return BackendInfo(
+            backend="scripted",
+            model=f"scripted-user:{self.name}",
+            agent=self.name,
+            agent_kind="scripted",
+        )
