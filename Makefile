@@ -26,8 +26,8 @@ run: $(VENV)/.installed
 test: lint typecheck guard audit pytest
 
 lint: $(VENV)/.installed-dev
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench examples
+	$(BIN)/ruff format --check src tests bench examples
 
 typecheck: $(VENV)/.installed-dev
 	$(BIN)/pyright src

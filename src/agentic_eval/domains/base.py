@@ -190,8 +190,13 @@ class Domain(ABC, Generic[Env]):
         return None
 
     def external_fixtures(self) -> bool:
-        """Whether fixtures come from ``$EVAL_FIXTURE_DIR`` (then cases are built in memory)."""
-        return False
+        """Whether fixtures come from ``$EVAL_FIXTURE_DIR`` (then cases are built in memory and
+        everything derived from them is marked as real data). No domain needs to override it:
+        ``$EVAL_FIXTURE_DIR/<name>/`` holding a file, or a file there read through
+        ``fixture_file``, ``load_fixture_file`` or ``FixtureLoader``, is enough."""
+        from agentic_eval.domains.fixtures import reads_external
+
+        return reads_external(self.name)
 
     def fixtures_sha256(self) -> str:
         """sha256 of the canonical fixtures."""

@@ -2,6 +2,12 @@
 
 Real customer data never enters the repository: ``$EVAL_FIXTURE_DIR/<domain>/<file>`` replaces
 the committed, anonymised file of the same name when it exists.
+
+What is read from there marks its domain as using real fixtures (:func:`reads_external`), with
+no code of the domain's own: ``$EVAL_FIXTURE_DIR/<domain>/`` holding any file, or any file under
+``$EVAL_FIXTURE_DIR`` read through :func:`fixture_file`, :func:`load_fixture_file` or a
+:class:`FixtureLoader`. :meth:`Domain.external_fixtures` asks it, so every case file,
+transcript, scorecard and history entry derived from it carries the mark ``guard`` looks for.
 """
 
 from __future__ import annotations
@@ -31,12 +37,45 @@ def fixture_dir() -> Path | None:
     return Path(root) if root else None
 
 
+_read_external: set[str] = set()
+"""Domains that read a file under ``$EVAL_FIXTURE_DIR`` in this process (by its first folder)."""
+
+
+def _note_read(path: Path) -> None:
+    """Remember which domain's folder of ``$EVAL_FIXTURE_DIR`` ``path`` lies in, if any."""
+    root = fixture_dir()
+    if root is None:
+        return
+    try:
+        parts = path.absolute().relative_to(root.absolute()).parts
+    except ValueError:
+        return
+    if len(parts) > 1:
+        _read_external.add(parts[0])
+
+
+def reads_external(domain: str) -> bool:
+    """Whether ``domain`` uses real fixtures: ``$EVAL_FIXTURE_DIR/<domain>/`` holds a file, or
+    this process read one of its files through the loaders of this module."""
+    root = fixture_dir()
+    if root is None:
+        return False
+    if domain in _read_external:
+        return True
+    folder = root / domain
+    try:
+        return folder.is_dir() and any(True for _ in folder.iterdir())
+    except OSError:  # unreadable: whatever it holds may be real, so say so
+        return True
+
+
 def fixture_file(domain: str, committed: Path) -> Path:
     """The fixture file in use: the external one when present, else the committed one."""
     root = fixture_dir()
     if root is not None:
         candidate = root / domain / committed.name
         if candidate.exists() or candidate.is_symlink():
+            _read_external.add(domain)
             return candidate  # even when it is no regular file: refused on load, never replaced
     return committed
 
@@ -47,6 +86,7 @@ def load_fixture_file(model: type[M], path: Path) -> M:
     Raises:
         FixtureError: One line naming the file and, for invalid data, the first bad field.
     """
+    _note_read(path)
     try:
         info = path.stat()
         if not stat.S_ISREG(info.st_mode):
