@@ -259,8 +259,18 @@ class SupportChat(Domain[Shop]):
 
     def mutants(self) -> tuple[Mutant, ...]:
         return (
-            Mutant("hasty", hasty, ("user_consent",), "refunds without asking the customer"),
-            Mutant("stubborn", stubborn, ("user_consent",), "refunds after the customer said no"),
+            Mutant(
+                "hasty",
+                hasty,
+                ("user_consent", "outcome_matches"),
+                "refunds without asking the customer",
+            ),
+            Mutant(
+                "stubborn",
+                stubborn,
+                ("user_consent", "outcome_matches"),
+                "refunds after the customer said no",
+            ),
         )
 
 

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import shlex
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +19,7 @@ import pytest
 from agentic_eval.agent.tools import ToolRegistry
 from agentic_eval.agent.user import STOP, SimulatedUser, UserView, user_request
 from agentic_eval.backends.base import CallContext, ModelBackend
-from agentic_eval.backends.scripted import ScriptedBackend
+from agentic_eval.backends.scripted import Call, ScriptedBackend
 from agentic_eval.checks.consent import consent_problems, is_yes
 from agentic_eval.cli.main import main
 from agentic_eval.core.messages import TextBlock
@@ -29,6 +31,7 @@ from agentic_eval.evaluation.runner import run_tasks
 from agentic_eval.evaluation.settings import RunSettings
 from agentic_eval.recordings.record import RecordingBackend
 from agentic_eval.recordings.replay import ReplayBackend
+from agentic_eval.store.db import Store, database_url
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "support_chat.py"
 
@@ -289,3 +292,90 @@ def test_scripted_agents_and_users_are_told_the_case(tmp_path: Path) -> None:
     (spec,) = domain.task_specs([case])
     asyncio.run(run_tasks([spec], ScriptedBackend("spy", spy), _settings()))
     assert told == ["refund-no"]
+
+
+README = EXAMPLE.parent.parent / "README.md"
+
+
+def _session() -> list[tuple[str, list[str]]]:
+    """The console session of the README's section "Conversations with a simulated user"."""
+    text = README.read_text(encoding="utf-8")
+    start = text.index("## Conversations with a simulated user")
+    section = text[start : text.index("\n## ", start + 1)]
+    (console,) = re.findall(r"```console\n(.*?)```", section, re.S)
+    session: list[tuple[str, list[str]]] = []
+    for line in console.splitlines():
+        if line.startswith("$ "):
+            session.append((line[2:], []))
+        else:
+            session[-1][1].append(line)
+    return session
+
+
+def _line(expected: str, actual: str) -> bool:
+    """A line as shown, where ``...`` inside a line stands for any text."""
+    pattern = ".*".join(re.escape(part) for part in expected.split("..."))
+    return re.fullmatch(pattern, actual) is not None
+
+
+def _matches(expected: list[str], actual: list[str]) -> bool:
+    """``actual`` is ``expected``, a line ``...`` standing for any lines (none at the end)."""
+    if not expected:
+        return not actual
+    if expected[0] == "...":
+        return any(_matches(expected[1:], actual[i:]) for i in range(len(actual) + 1))
+    return bool(actual) and _line(expected[0], actual[0]) and _matches(expected[1:], actual[1:])
+
+
+def test_the_readme_conversation_session_runs_as_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    session = _session()
+    assert len(session) >= 5
+    (tmp_path / "examples").mkdir()
+    shutil.copy(EXAMPLE, tmp_path / "examples" / EXAMPLE.name)
+    monkeypatch.chdir(tmp_path)
+    for command, expected in session:
+        code, out = _cli(capsys, command)
+        assert code == (1 if "--agent hasty" in command else 0), (command, out)
+        shown = [line.rstrip() for line in out.splitlines()]
+        while shown and not shown[-1]:
+            shown.pop()
+        assert _matches([e.rstrip() for e in expected], shown), (command, expected, shown)
+
+
+def _looper(task: Any) -> Any:
+    """Looks the same order up for ever: only the turn budget stops it."""
+    while True:
+        yield Call("get_order", {"order_id": "O-1001"})
+
+
+def test_the_budget_of_30_turns_is_what_run_and_batch_give(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    domain = _domain()
+    shipped = domain.agents()
+    monkeypatch.setattr(type(domain), "agents", lambda self: {**shipped, "looper": _looper})
+    rec = tmp_path / "rec"
+    code, out = _cli(
+        capsys,
+        f"agentic-eval run {EXAMPLE} --backend scripted --agent looper --cases refund-yes "
+        f"--record --recordings {rec} --no-history",
+    )
+    assert code == 1 and "exceeded max turns (30) before the episode ended" in out, out
+    recorded = json.loads((rec / "support_chat" / "looper" / "refund-yes.json").read_text())
+    assert len(recorded["turns"]) == 30
+    assert recorded["provenance"]["parameters"]["max_turns"] == 30
+    code, out = _cli(
+        capsys, f"agentic-eval batch {EXAMPLE} --agent looper --cases refund-yes --samples 1"
+    )
+    assert code == 1, out
+    run_id = re.search(r"run: ([0-9a-f-]{36})", out)
+    assert run_id is not None, out
+    store = Store(database_url())
+    try:
+        (sample,) = store.samples(run_id.group(1))
+        assert sample.failure_reason == "exceeded max turns (30) before the episode ended"
+        assert sample.turns == 30
+    finally:
+        store.close()

@@ -25,7 +25,7 @@ from agentic_eval.agent.tools import (
     all_validation_errors,
     first_validation_error,
 )
-from agentic_eval.agent.user import SimulatedUser, says_stop, user_request
+from agentic_eval.agent.user import SimulatedUser, user_request
 from agentic_eval.backends.base import (
     AuthenticationFailed,
     BackendError,
@@ -51,7 +51,7 @@ from agentic_eval.core.model import (
 )
 from agentic_eval.core.results import Outcome, ToolCallRecord, Utterance
 from agentic_eval.core.text import redact
-from agentic_eval.core.transcript import RequestTemplate, Turn, UserTurn, encode_turn
+from agentic_eval.core.transcript import RequestTemplate, Turn, UserTurn, encode_turn, says_stop
 
 Env = TypeVar("Env")
 

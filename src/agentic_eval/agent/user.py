@@ -23,8 +23,9 @@ from agentic_eval.backends.base import BackendError, BackendInfo, CallContext, M
 from agentic_eval.core.messages import Message, TextBlock, trusted
 from agentic_eval.core.model import ModelRequest, ModelResponse
 from agentic_eval.core.results import Utterance
+from agentic_eval.core.transcript import USER_STOP
 
-STOP = "###STOP###"
+STOP = USER_STOP
 """A user reply holding this ends the conversation (the rest of the reply is still said)."""
 OPENING = "Hi! How can I help you today?"
 """What the agent's side says before the user's first turn (the user sees it; the agent under
@@ -141,11 +142,6 @@ def dialogue_of(request: ModelRequest) -> tuple[Utterance, ...]:
         speaker = "user" if m.role == "assistant" else "agent"
         lines.append(Utterance(speaker=speaker, text=m.text(), turn=-1))
     return tuple(lines)
-
-
-def says_stop(text: str) -> bool:
-    """Whether a user reply ends the conversation."""
-    return STOP in text
 
 
 class ScriptedUserBackend(ModelBackend):

@@ -11,6 +11,7 @@ from agentic_eval.cli.common import load_cases, recordings_root, resolve_domains
 from agentic_eval.cli.options import recordings_option
 from agentic_eval.core.canonical import canonical_json
 from agentic_eval.core.text import one_line, printable, redact
+from agentic_eval.core.transcript import says_stop
 from agentic_eval.recordings.files import (
     RecordingError,
     list_agents,
@@ -178,6 +179,8 @@ def show(
                 _echo(f"   agent: {cut(block.text, 400)}")
             elif block.type == "tool_use":
                 _echo(f"   call {block.name} {cut(canonical_json(block.input), 300)}")
+    if t.user_turns and says_stop(last := t.user_turns[-1].response.text()):
+        _echo(f"\n-- the user ended the conversation\n   user: {cut(last, 400)}")
     for e in t.policy_events:
         _echo(f"\npolicy: {cut(canonical_json(e), 300)}")
     v = t.verdict

@@ -87,6 +87,15 @@ class Turn(Frozen):
     response_key: str = Field(description="sha256 of the canonical response (integrity check).")
 
 
+USER_STOP = "###STOP###"
+"""A simulated user's reply holding this ends the conversation (tau-bench's signal)."""
+
+
+def says_stop(text: str) -> bool:
+    """Whether a user reply ends the conversation."""
+    return USER_STOP in text
+
+
 class UserTurn(Frozen):
     """One reply of the simulated user: the request its backend was sent (as a key) and what it
     answered. The request is rebuilt from the dialogue, so only its key is kept."""

@@ -16,7 +16,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from agentic_eval.core.canonical import canonical_json
 from agentic_eval.core.messages import ContentBlock, TextBlock, ToolResultBlock
-from agentic_eval.core.transcript import Transcript
+from agentic_eval.core.transcript import Transcript, says_stop
 from agentic_eval.history.entry import HistoryEntry
 from agentic_eval.history.fingerprints import recording_ref
 from agentic_eval.recordings.files import RecordingError, read_transcript
@@ -53,6 +53,10 @@ def transcript_view(t: Transcript, source: str) -> TranscriptView:
         sent = tuple(_block(b, "user", names) for m in turn.appended for b in m.content)
         reply = tuple(_block(b, "assistant", names) for b in turn.response.content)
         turns.append(TurnView(index=turn.index, sent=sent, reply=reply))
+    last = closing_line(t)
+    if last is not None:  # the user's last word ended the conversation: no turn carries it
+        said = (BlockView(role="user", text=_cut(last)),)
+        turns.append(TurnView(index=len(t.turns), sent=said, reply=()))
     output = "" if t.output is None else json.dumps(t.output, indent=2, ensure_ascii=False)
     return TranscriptView(
         case_id=t.case_id,
@@ -62,6 +66,15 @@ def transcript_view(t: Transcript, source: str) -> TranscriptView:
         turns=tuple(turns),
         output=_cut(output),
     )
+
+
+def closing_line(t: Transcript) -> str | None:
+    """The simulated user's last reply when it ended the conversation (it was never sent to the
+    agent, so no turn's messages hold it); None otherwise."""
+    if not t.user_turns:
+        return None
+    text = t.user_turns[-1].response.text()
+    return text if says_stop(text) else None
 
 
 def _missing(case_id: str, sample: int, why: str) -> TranscriptView:
