@@ -379,3 +379,43 @@ def test_the_budget_of_30_turns_is_what_run_and_batch_give(
         assert sample.turns == 30
     finally:
         store.close()
+
+
+def test_a_changed_user_is_a_replay_divergence_naming_the_user_turn(tmp_path: Path) -> None:
+    domain = _domain()
+    case = next(c for c in domain.load_cases() if c.id == "refund-yes")
+    (spec,) = domain.task_specs([case])
+    agent = ScriptedBackend("careful", domain.agents()["careful"])
+    (recorded,) = _run([spec], RecordingBackend(agent, tmp_path))
+    assert recorded.result.outcome.kind == "passed"
+    assert spec.user is not None
+    changed = SimulatedUser("You want something else.", script=spec.user.script)
+    (replayed,) = _run(
+        [type(spec)(**{**spec.__dict__, "user": changed})],
+        ReplayBackend(tmp_path / "support_chat" / "careful"),
+    )
+    assert replayed.reproduced is False
+    assert replayed.result.outcome.reason == (
+        "replay diverged: case refund-yes, user turn 0, field user_turns[0].request_key (the "
+        "user's request differs from the recording: the dialogue so far, the user's "
+        "instructions or prompt changed)"
+    )
+
+
+def test_an_edited_request_key_is_named_whole_not_redacted(tmp_path: Path) -> None:
+    """The divergence names ``request_key`` and what is wrong with it: the secret redactor must
+    not take ``request_key`` followed by a word for a key and its value."""
+    domain = _domain()
+    case = next(c for c in domain.load_cases() if c.id == "refund-yes")
+    (spec,) = domain.task_specs([case])
+    agent = ScriptedBackend("careful", domain.agents()["careful"])
+    _run([spec], RecordingBackend(agent, tmp_path))
+    path = tmp_path / "support_chat" / "careful" / "refund-yes.json"
+    data = json.loads(path.read_text())
+    data["turns"][1]["request_key"] = "0" * 64
+    path.write_text(json.dumps(data))
+    (replayed,) = _run([spec], ReplayBackend(tmp_path / "support_chat" / "careful"))
+    assert replayed.result.outcome.reason == (
+        "replay diverged: case refund-yes, turn 1, field turns[1].request_key (the request "
+        "equals the recording's content but not its recorded key, so the recording was edited)"
+    )

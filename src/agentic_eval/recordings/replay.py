@@ -324,8 +324,8 @@ def _user_reply(loaded: _Loaded, case: str, turn: int, request_key: str) -> Mode
         )
     if request_key != recorded.request_key:
         raise ReplayDivergence(
-            f"{head}, field user_turns[{turn}].request_key: the user's request differs from "
-            "the recording (the dialogue so far, the user's instructions or prompt changed)"
+            f"{head}, field user_turns[{turn}].request_key (the user's request differs from "
+            "the recording: the dialogue so far, the user's instructions or prompt changed)"
         )
     return recorded.response
 
@@ -360,8 +360,8 @@ def _request_difference(loaded: _Loaded, case: str, turn: int, request: ModelReq
     path = first_difference(recorded, request)
     if path is None:
         return (
-            f"{head}, field turns[{turn}].request_key: the request equals the recording's "
-            "content but not its recorded key (the recording was edited)"
+            f"{head}, field turns[{turn}].request_key (the request equals the recording's "
+            "content but not its recorded key, so the recording was edited)"
         )
     was, now = value_at(recorded, path, ABSENT), value_at(request, path, ABSENT)
     return f"{head}, field request.{path}: {describe_difference(was, now)}"
