@@ -37,8 +37,9 @@ def fixture_dir() -> Path | None:
     return Path(root) if root else None
 
 
-_read_external: set[str] = set()
-"""Domains that read a file under ``$EVAL_FIXTURE_DIR`` in this process (by its first folder)."""
+_read_external: set[tuple[str, str]] = set()
+"""(``$EVAL_FIXTURE_DIR``, domain) of every file read from there in this process (the domain is
+the file's first folder): a read under one real-fixture folder says nothing of another."""
 
 
 def _note_read(path: Path) -> None:
@@ -51,7 +52,7 @@ def _note_read(path: Path) -> None:
     except ValueError:
         return
     if len(parts) > 1:
-        _read_external.add(parts[0])
+        _read_external.add((str(root), parts[0]))
 
 
 def reads_external(domain: str) -> bool:
@@ -60,7 +61,7 @@ def reads_external(domain: str) -> bool:
     root = fixture_dir()
     if root is None:
         return False
-    if domain in _read_external:
+    if (str(root), domain) in _read_external:
         return True
     folder = root / domain
     try:
@@ -75,7 +76,7 @@ def fixture_file(domain: str, committed: Path) -> Path:
     if root is not None:
         candidate = root / domain / committed.name
         if candidate.exists() or candidate.is_symlink():
-            _read_external.add(domain)
+            _read_external.add((str(root), domain))
             return candidate  # even when it is no regular file: refused on load, never replaced
     return committed
 
