@@ -11,27 +11,33 @@ import re
 import shlex
 import shutil
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 from agentic_eval.agent.tools import ToolRegistry
 from agentic_eval.agent.user import STOP, SimulatedUser, UserView, user_request
 from agentic_eval.backends.base import CallContext, ModelBackend
-from agentic_eval.backends.scripted import Call, ScriptedBackend
+from agentic_eval.backends.scripted import Call, Say, ScriptedBackend
+from agentic_eval.checks.base import CheckContext, check
 from agentic_eval.checks.consent import consent_problems, is_yes
 from agentic_eval.cli.main import main
+from agentic_eval.core.case import CaseSpec
 from agentic_eval.core.messages import TextBlock
 from agentic_eval.core.model import ModelRequest, ModelResponse
-from agentic_eval.core.results import ToolCallRecord, Utterance
+from agentic_eval.core.results import CheckResult, ToolCallRecord, Utterance
 from agentic_eval.domains import unregister_domain
+from agentic_eval.domains.base import Domain
 from agentic_eval.domains.onefile.loading import load_eval_file
 from agentic_eval.evaluation.runner import run_tasks
 from agentic_eval.evaluation.settings import RunSettings
 from agentic_eval.recordings.record import RecordingBackend
 from agentic_eval.recordings.replay import ReplayBackend
 from agentic_eval.store.db import Store, database_url
+from agentic_eval.tasks.spec import TaskKind
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "support_chat.py"
 
@@ -419,3 +425,109 @@ def test_an_edited_request_key_is_named_whole_not_redacted(tmp_path: Path) -> No
         "replay diverged: case refund-yes, turn 1, field turns[1].request_key (the request "
         "equals the recording's content but not its recorded key, so the recording was edited)"
     )
+
+
+# --- dual control: a user with tools of its own -----------------------------------------------
+
+
+@dataclass
+class _Line:
+    router_on: bool = False
+
+
+_AGENT_TOOLS: ToolRegistry[_Line] = ToolRegistry()
+_USER_TOOLS: ToolRegistry[_Line] = ToolRegistry()
+
+
+@_AGENT_TOOLS.tool()
+def check_line(line: _Line) -> str:
+    """Test the customer's line."""
+    return "up" if line.router_on else "down: the router is off"
+
+
+@_USER_TOOLS.tool()
+def power_on_router(line: _Line) -> str:
+    """Switch your router on."""
+    line.router_on = True
+    return "the router's lights come on"
+
+
+def _caller(view: UserView) -> Any:
+    if view.turn == 0:
+        return "My internet is down."
+    if view.results:  # the router is on now: say so
+        return f"Done: {view.results[0].text}."
+    if "router on" in view.last:
+        return Call("power_on_router")
+    return f"Great, thanks. {STOP}"
+
+
+def _support(task: Any) -> Any:
+    (status,) = yield Call("check_line")
+    if status.text != "up":
+        yield Say("Your router is off. Please switch your router on.")
+        yield Call("check_line")
+    yield Say("Your line is up.")
+
+
+class _Helpdesk(Domain[_Line]):
+    name = "helpdesk_dual"
+    system_prompt = "Fix the customer's line."
+
+    def fixtures(self) -> Any:
+        return _Fixtures()
+
+    def build_cases(self) -> list[CaseSpec]:
+        return [CaseSpec(id="down", kind="fix", instruction="Help.", inputs={}, expected={})]
+
+    def make_env(self, case: CaseSpec) -> _Line:
+        return _Line()
+
+    def tools(self) -> ToolRegistry[_Line]:
+        return _AGENT_TOOLS
+
+    def task_kind(self, case: CaseSpec) -> TaskKind:
+        @check("line_up", hard_gate=True)
+        def line_up(ctx: CheckContext[_Line]) -> CheckResult:
+            powered = [c.name for c in ctx.user_tool_calls]
+            return CheckResult(
+                name="line_up",
+                passed=ctx.env.router_on and powered == ["power_on_router"],
+                actual=powered,
+            )
+
+        return TaskKind("fix", _Fixtures, (line_up,), submit=False)
+
+    def user(self, case: CaseSpec) -> SimulatedUser:
+        return SimulatedUser("Your internet is down.", script=_caller, tools=_USER_TOOLS)
+
+
+class _Fixtures(BaseModel):
+    pass
+
+
+def test_a_user_with_tools_of_its_own_acts_on_the_shared_state_and_replays(
+    tmp_path: Path,
+) -> None:
+    domain = _Helpdesk()
+    specs = domain.task_specs(domain.load_cases())
+    (done,) = _run(specs, RecordingBackend(ScriptedBackend("support", _support), tmp_path))
+    assert done.result.outcome.kind == "passed", done.result.outcome
+    t = done.transcript
+    assert t is not None
+    assert [(c.name, c.status, c.result) for c in t.user_tool_calls] == [
+        ("power_on_router", "ok", "the router's lights come on")
+    ]
+    said = [u.response.text() for u in t.user_turns]
+    assert said == ["My internet is down.", "", "Done: the router's lights come on.",
+                    f"Great, thanks. {STOP}"]  # fmt: skip
+    (replayed,) = _run(specs, ReplayBackend(tmp_path / "helpdesk_dual" / "support"))
+    assert replayed.reproduced is True, replayed.problem
+    path = tmp_path / "helpdesk_dual" / "support" / "down.json"
+    data = json.loads(path.read_text())
+    assert data["user_tool_calls"][0]["turn"] == 1  # made by user turn 1
+    data["user_tool_calls"][0]["result"] = "nothing happens"
+    path.write_text(json.dumps(data))
+    (tampered,) = _run(specs, ReplayBackend(tmp_path / "helpdesk_dual" / "support"))
+    assert tampered.reproduced is False
+    assert "field user_tool_calls[0].result" in tampered.problem, tampered.problem

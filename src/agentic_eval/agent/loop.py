@@ -9,12 +9,13 @@ becomes an :class:`~agentic_eval.core.results.Outcome`.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from agentic_eval.agent.approval import REQUEST_APPROVAL_SPEC, ApprovalCheckpoint, blocked_message
+from agentic_eval.agent.conversation import Conversation
+from agentic_eval.agent.run import AgentRun, Limits
 from agentic_eval.agent.tools import (
     REQUEST_APPROVAL_TOOL,
     SUBMIT_TOOL,
@@ -25,7 +26,7 @@ from agentic_eval.agent.tools import (
     all_validation_errors,
     first_validation_error,
 )
-from agentic_eval.agent.user import SimulatedUser, user_request
+from agentic_eval.agent.user import SimulatedUser
 from agentic_eval.backends.base import (
     AuthenticationFailed,
     BackendError,
@@ -49,66 +50,13 @@ from agentic_eval.core.model import (
     ToolSpec,
     encode_response,
 )
-from agentic_eval.core.results import Outcome, ToolCallRecord, Utterance
+from agentic_eval.core.results import Outcome, ToolCallRecord
 from agentic_eval.core.text import redact
-from agentic_eval.core.transcript import RequestTemplate, Turn, UserTurn, encode_turn, says_stop
+from agentic_eval.core.transcript import RequestTemplate, Turn, encode_turn
 
 Env = TypeVar("Env")
 
 NUDGE = "Call the `submit` tool with your final answer; do not answer in plain text."
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Bounds on one agent run."""
-
-    max_turns: int = 12
-    max_tokens: int = 1024
-    """Output tokens allowed per model call."""
-    max_total_tokens: int | None = None
-    """Input plus output tokens allowed over the whole run (None: unbounded)."""
-
-    def as_dict(self) -> dict[str, Any]:
-        """For provenance."""
-        return {
-            "max_turns": self.max_turns,
-            "max_tokens": self.max_tokens,
-            "max_total_tokens": self.max_total_tokens,
-        }
-
-
-@dataclass
-class AgentRun:
-    """What one run of the loop produced.
-
-    ``outcome`` is None when the agent submitted a schema-valid output; the evaluation then
-    decides between passed and check_failed.
-    """
-
-    request: RequestTemplate | None = None
-    request_json: bytes | None = None
-    """Canonical JSON of ``request``."""
-    turns: list[Turn] = field(default_factory=lambda: [])
-    turns_json: list[bytes] = field(default_factory=lambda: [])
-    """Canonical JSON of each of ``turns``."""
-    tool_calls: list[ToolCallRecord] = field(default_factory=lambda: [])
-    output: BaseModel | None = None
-    outcome: Outcome | None = None
-    input_tokens: int = 0
-    output_tokens: int = 0
-    detail: str = ""
-    """The outcome in full where its reason is cut to one line (every schema error of an invalid
-    output); not part of the scorecard, whose reason is what the model was told."""
-    user_turns: list[UserTurn] = field(default_factory=lambda: [])
-    """The simulated user's replies (a conversation with a user)."""
-    user_turns_json: list[bytes] = field(default_factory=lambda: [])
-    """Canonical JSON of each of ``user_turns``."""
-    dialogue: list[Utterance] = field(default_factory=lambda: [])
-    """What the agent said to the user (its replies of text alone) and the user's answers."""
-    ended: str = ""
-    """How the episode ended without a submitted answer: ``user`` (the user said stop), ``tool
-    NAME`` (a tool that ends the episode ran), ``agent`` (a task without ``submit`` got a reply
-    of text and has no user to hear it); "" otherwise."""
 
 
 @functools.lru_cache(maxsize=256)
@@ -178,7 +126,7 @@ async def run_agent(
 
     talk = None
     if user is not None:
-        talk = _Talk(run, user, user_backend or user.make_backend(), call)
+        talk = Conversation(run, user, user_backend or user.make_backend(), call, env)
         opening = await talk.reply(-1)
         if opening is None or run.ended:
             return _unsubmitted(run, output_model)
@@ -263,7 +211,7 @@ async def run_agent(
                 )
                 return run
             if talk is not None:
-                run.dialogue.append(Utterance(speaker="agent", text=response.text(), turn=turn))
+                talk.agent_said(response.text(), turn)
                 answer = await talk.reply(turn)
                 if answer is None or run.ended:
                     return _unsubmitted(run, output_model)
@@ -344,61 +292,6 @@ def _unsubmitted(run: AgentRun, output_model: type[BaseModel] | None) -> AgentRu
             where="episode end",
         )
     return run
-
-
-class _Talk:
-    """The user's side of a conversation: asks the user for each reply and records it."""
-
-    def __init__(
-        self, run: AgentRun, user: SimulatedUser, backend: ModelBackend, call: CallContext
-    ) -> None:
-        self.run, self.user, self.backend, self.call = run, user, backend, call
-
-    async def reply(self, after: int) -> str | None:
-        """The user's answer to the agent's last line (``after``: its turn; -1: the opening).
-        None when the user's backend failed (the run's outcome says so); a reply holding the
-        stop signal sets ``run.ended`` (and is not said to the agent)."""
-        run, call = self.run, self.call
-        index = len(run.user_turns)
-        request = user_request(self.user, tuple(run.dialogue))
-        key = request.key()
-        where = f"user turn {index}"
-        try:
-            response = await self.backend.complete(
-                request,
-                CallContext(
-                    call.domain, call.case_id, index, key, call.sample, call.attempt, "user"
-                ),
-            )
-            if not isinstance(response, ModelResponse):  # pyright: ignore[reportUnnecessaryIsInstance]
-                raise TypeError(f"the user's backend returned {type(response).__name__}")
-            encoded = encode_response(response)
-        except AuthenticationFailed:
-            raise
-        except TransientBackendError as exc:
-            run.outcome = Outcome(kind="transient", reason=redact(str(exc)), where=where)
-            return None
-        except BackendError as exc:
-            run.outcome = Outcome(kind="error", reason=redact(str(exc)), where=where)
-            return None
-        except Exception as exc:
-            reason = redact(f"{type(exc).__name__}: {exc}")
-            run.outcome = Outcome(kind="error", reason=reason, where=where)
-            return None
-        turn = UserTurn(
-            index=index,
-            after=after,
-            request_key=key,
-            response=response,
-            response_key=encoded.key,
-        )
-        run.user_turns.append(turn)
-        run.user_turns_json.append(canonical_bytes(turn))
-        text = response.text()
-        run.dialogue.append(Utterance(speaker="user", text=text, turn=after))
-        if says_stop(text):
-            run.ended = "user"
-        return text
 
 
 def _task_message(task: str) -> Message:

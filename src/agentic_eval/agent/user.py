@@ -16,11 +16,14 @@ the user turn and the field.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
 
 from agentic_eval.backends.base import BackendError, BackendInfo, CallContext, ModelBackend
-from agentic_eval.core.messages import Message, TextBlock, trusted
+from agentic_eval.backends.scripted import Call, ToolReply
+from agentic_eval.core.messages import Message, TextBlock, ToolUseBlock, trusted
 from agentic_eval.core.model import ModelRequest, ModelResponse
 from agentic_eval.core.results import Utterance
 from agentic_eval.core.transcript import USER_STOP
@@ -44,6 +47,10 @@ do not know.
 its own in your message."""
 
 
+if TYPE_CHECKING:
+    from agentic_eval.agent.tools import ToolRegistry
+
+
 @dataclass(frozen=True)
 class UserView:
     """What a scripted user sees when it is asked to speak."""
@@ -52,6 +59,9 @@ class UserView:
     instructions: str
     dialogue: tuple[Utterance, ...]
     """Everything said so far, in order (empty for the opening)."""
+    results: tuple[ToolReply, ...] = ()
+    r"""The results of the user's own tool calls it made last, before this reply (a user with
+    tools: it returned ``Call``\ s and now sees what they did)."""
 
     @property
     def last(self) -> str:
@@ -67,8 +77,10 @@ class UserView:
         return sum(1 for u in self.dialogue if u.speaker == "user")
 
 
-ScriptedUser = Callable[[UserView], str]
-"""A scripted user: ``def user(view) -> str``, its reply (holding :data:`STOP` to end)."""
+ScriptedUser = Callable[[UserView], "str | Call | list[Call]"]
+"""A scripted user: ``def user(view) -> str``, its reply (holding :data:`STOP` to end); a user
+with tools may return a :class:`~agentic_eval.backends.scripted.Call` (or a list) instead, and
+is asked again with their results in ``view.results``."""
 
 
 @dataclass(frozen=True)
@@ -90,6 +102,10 @@ class SimulatedUser:
     """The user model's system prompt: ``{instructions}`` and ``{stop}`` are filled in."""
     max_tokens: int = 1024
     temperature: float = 0.0
+    tools: ToolRegistry[Any] | None = None
+    """The user's own tools (tau2-bench's dual control): they act on the case's environment,
+    which the agent's tools share; the user may call them before each reply. Their calls are
+    in the transcript's ``user_tool_calls`` and in ``ctx.user_tool_calls`` for the checks."""
 
     def __post_init__(self) -> None:
         if (self.script is None) == (self.backend is None):
@@ -113,10 +129,26 @@ class SimulatedUser:
         return ScriptedUserBackend(self.name, self.script, self.instructions)
 
 
+def opening_message() -> Message:
+    """The first message the user sees: :data:`OPENING`, from the agent's side."""
+    return _message("user", OPENING)
+
+
+def said_by_agent(text: str) -> Message:
+    """An agent's line as the user sees it (the other party's)."""
+    return _message("user", text)
+
+
+def said_by_user(response: ModelResponse) -> Message:
+    """The user's own reply (text, or calls of its tools) in its view of the conversation."""
+    return response.message()
+
+
 def user_request(user: SimulatedUser, dialogue: tuple[Utterance, ...]) -> ModelRequest:
-    """The request the user is sent: its prompt, and the dialogue from its side (the agent's
-    lines, opened by :data:`OPENING`, as the other party's; its own as the assistant's)."""
-    messages = [_message("user", OPENING)]
+    """The request the user is sent after ``dialogue`` when it has no tools: its prompt, and
+    the dialogue from its side (the agent's lines, opened by :data:`OPENING`, as the other
+    party's; its own as the assistant's)."""
+    messages = [opening_message()]
     for u in dialogue:
         messages.append(_message("assistant" if u.speaker == "user" else "user", u.text))
     return ModelRequest(
@@ -134,14 +166,37 @@ def _message(role: str, text: str) -> Message:
     return trusted(Message, {"role": role, "content": (block,)})
 
 
-def dialogue_of(request: ModelRequest) -> tuple[Utterance, ...]:
-    """The dialogue a user request carries (the inverse of :func:`user_request`; the turns are
-    not in the request and are -1)."""
+def dialogue_of(request: ModelRequest) -> tuple[tuple[Utterance, ...], tuple[ToolReply, ...]]:
+    """The dialogue a user request carries (the turns are not in the request and are -1), and
+    the results of the user's tool calls when it is the last thing in it."""
     lines: list[Utterance] = []
+    calls: dict[str, ToolUseBlock] = {}
+    results: list[ToolReply] = []
     for m in request.messages[1:]:
-        speaker = "user" if m.role == "assistant" else "agent"
-        lines.append(Utterance(speaker=speaker, text=m.text(), turn=-1))
-    return tuple(lines)
+        results = []
+        for use in m.tool_uses():
+            calls[use.id] = use
+        replies = m.tool_results()
+        for r in replies:
+            use = calls.get(r.tool_use_id)
+            name, args = (use.name, use.input) if use else ("?", {})
+            results.append(
+                ToolReply(
+                    name=name, input=args, ok=not r.is_error, data=_parse(r.content), text=r.content
+                )
+            )
+        text = m.text()
+        if text and not replies:
+            speaker = "user" if m.role == "assistant" else "agent"
+            lines.append(Utterance(speaker=speaker, text=text, turn=-1))
+    return tuple(lines), tuple(results)
+
+
+def _parse(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
 
 
 class ScriptedUserBackend(ModelBackend):
@@ -156,19 +211,28 @@ class ScriptedUserBackend(ModelBackend):
         Raises:
             BackendError: The script raised or did not return text (named as the user's).
         """
-        view = UserView(call.case_id, self.instructions, dialogue_of(request))
+        dialogue, results = dialogue_of(request)
+        view = UserView(call.case_id, self.instructions, dialogue, results)
         try:
-            text = self.script(view)
+            said: Any = self.script(view)
         except Exception as exc:
             raise BackendError(
                 f"scripted user {self.name} raised {type(exc).__name__}: {exc}"
             ) from None
-        if not isinstance(text, str):  # pyright: ignore[reportUnnecessaryIsInstance]
+        if isinstance(said, str):
+            block = TextBlock(text=said)
+            return ModelResponse(content=(block,), stop_reason="end_turn", model=request.model)
+        calls = cast("list[Any]", said if isinstance(said, list) else [said])
+        if not calls or not all(isinstance(c, Call) for c in calls):
             raise BackendError(
-                f"scripted user {self.name} returned {type(text).__name__}, not text"
+                f"scripted user {self.name} returned {type(cast(object, said)).__name__}, not "
+                "text or Call"
             )
-        block = TextBlock(text=text)
-        return ModelResponse(content=(block,), stop_reason="end_turn", model=request.model)
+        uses = tuple(
+            ToolUseBlock(id=f"user_call_{call.turn}_{i}", name=c.name, input=c.input)
+            for i, c in enumerate(calls)
+        )
+        return ModelResponse(content=uses, stop_reason="tool_use", model=request.model)
 
     def info(self) -> BackendInfo:
         """A scripted user."""

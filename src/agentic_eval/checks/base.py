@@ -44,6 +44,9 @@ class CheckContext(Generic[Env]):
     dialogue: tuple[Utterance, ...] = ()
     """A conversation with a simulated user: what the agent said to the user (its replies of
     text alone) and the user's answers, in order; empty when the task has no user."""
+    user_tool_calls: tuple[ToolCallRecord, ...] = ()
+    """Calls of the simulated user's own tools (dual control), in order; ``turn`` is the user
+    turn that made them."""
 
 
 @runtime_checkable

@@ -144,14 +144,20 @@ class Transcript(Frozen):
         description="The simulated user's replies, in order (a conversation with a user; "
         "absent from the file when there is no user, so other transcripts keep their bytes).",
     )
+    user_tool_calls: tuple[ToolCallRecord, ...] = Field(
+        default=(),
+        description="Calls of the user's own tools, in order (turn: the user turn that made "
+        "them); absent when there are none.",
+    )
 
     @model_serializer(mode="wrap")
     def _drop_first_attempt(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
         if data.get("attempt") == 1:
             del data["attempt"]
-        if not data.get("user_turns", True):
-            del data["user_turns"]
+        for absent_when_empty in ("user_turns", "user_tool_calls"):
+            if not data.get(absent_when_empty, True):
+                del data[absent_when_empty]
         return data
 
     def request_at(self, index: int) -> ModelRequest:
@@ -247,6 +253,11 @@ def encode_transcript(
         "tool_calls": [c.__dict__ for c in t.tool_calls],
         "turns": [Fragment(turn) for turn in turns],
         **({"user_turns": [Fragment(u) for u in user_turns]} if t.user_turns else {}),
+        **(
+            {"user_tool_calls": [c.__dict__ for c in t.user_tool_calls]}
+            if t.user_tool_calls
+            else {}
+        ),
         "verdict": {
             "checks": [c.__dict__ for c in verdict.checks],
             "outcome": verdict.outcome.__dict__,

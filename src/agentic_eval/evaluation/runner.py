@@ -109,7 +109,12 @@ def _judge(
     if outcome is not None and transient and not unapproved_attempts(trace.policy_events):
         return outcome, ()
     ctx = CheckContext(
-        case=spec.case, output=run.output, trace=trace, env=env, dialogue=tuple(run.dialogue)
+        case=spec.case,
+        output=run.output,
+        trace=trace,
+        env=env,
+        dialogue=tuple(run.dialogue),
+        user_tool_calls=tuple(run.user_tool_calls),
     )
     checks, crashes = run_checks(spec.checks, ctx)
     if outcome is not None and transient:
@@ -211,6 +216,7 @@ async def run_case(spec: TaskSpec[Any], backend: ModelBackend, settings: RunSett
             "output": _output_json(run.output),
             "verdict": trusted(Verdict, {"outcome": outcome, "checks": checks}),
             "user_turns": tuple(run.user_turns),
+            "user_tool_calls": tuple(run.user_tool_calls),
         },
     )
 
