@@ -238,3 +238,32 @@ def test_a_stopped_run_is_filed_in_the_history_once_resumed(
     err = capsys.readouterr().err
     assert "differs" not in err and "warning" not in err, err
     store.close()
+
+
+def test_a_write_killed_midway_leaves_a_temporary_file_the_next_recording_removes(
+    tmp_path: Path,
+) -> None:
+    """A SIGKILL between writing a transcript's temporary file and renaming it leaves that file
+    behind; the next recording into the folder removes it, but never a live writer's, nor a
+    file of another shape."""
+    import subprocess
+    import sys
+
+    from agentic_eval.recordings.files import remove_orphaned_temp_files, write_atomic
+
+    folder = tmp_path / "retail_ops" / "reference"
+    folder.mkdir(parents=True)
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    gone = int(done.stdout)  # a process that has exited
+    orphan = folder / f".gate-001@1.json.{gone}.ab12_x.tmp"
+    live = folder / f".gate-002.json.{os.getpid()}.cd34.tmp"
+    other = folder / ".notes.tmp"
+    for path in (orphan, live, other):
+        path.write_text("{")
+    write_atomic(folder / "gate-003.json", "{}")
+    assert sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp")) == sorted(
+        [orphan.name, live.name, other.name]
+    )  # writing does not sweep: the recording backend does, once per folder
+    assert remove_orphaned_temp_files(folder) == [orphan]
+    assert live.exists() and other.exists() and not orphan.exists()

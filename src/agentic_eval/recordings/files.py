@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import tempfile
 from pathlib import Path
@@ -41,10 +42,18 @@ class RecordingError(Exception):
     """A recording is missing, unreadable or invalid."""
 
 
+_TEMP_NAME = re.compile(r"^\.(?P<name>.+)\.(?P<pid>[0-9]+)\.[A-Za-z0-9_]+\.tmp$")
+"""A temporary file of :func:`write_atomic`: ``.<file name>.<writer's pid>.<random>.tmp``."""
+
+
 def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that a crash leaves either the old file or the new one."""
+    """Write ``text`` to ``path`` so that a crash leaves either the old file or the new one
+    (and, after a SIGKILL, a temporary file naming its writer, which
+    :func:`remove_orphaned_temp_files` removes once that writer is gone)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(
+        dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp"
+    )
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
@@ -53,6 +62,42 @@ def write_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def remove_orphaned_temp_files(directory: Path) -> list[Path]:
+    """Remove the temporary files :func:`write_atomic` left in ``directory`` when its writer was
+    killed mid-write (their writer process no longer exists); returns them. A temporary file
+    whose writer is alive (another process recording beside this one) is left alone, and so is
+    every file not of that exact shape."""
+    removed: list[Path] = []
+    try:
+        with os.scandir(directory) as listing:
+            names = [e.name for e in listing if e.name.endswith(".tmp") and e.is_file()]
+    except OSError:
+        return removed
+    for name in names:
+        m = _TEMP_NAME.match(name)
+        if m is None or _alive(int(m.group("pid"))):
+            continue
+        try:
+            (directory / name).unlink()
+        except OSError:
+            continue
+        removed.append(directory / name)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process with this id exists on this machine."""
+    if pid <= 0:
+        return True  # not a real writer id: leave the file alone
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
 
 
 def read_bounded(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:

@@ -23,6 +23,7 @@ from agentic_eval.recordings.files import (
     RecordingError,
     list_transcripts,
     read_transcript,
+    remove_orphaned_temp_files,
     write_transcript,
 )
 from agentic_eval.recordings.layout import agent_dir, transcript_path
@@ -58,6 +59,8 @@ class RecordingBackend(ModelBackend):
             return
         info = self.info()
         folder = agent_dir(self.root, suite, info.agent)
+        if folder.is_dir():  # a run killed mid-write (then resumed) left its temporary files
+            remove_orphaned_temp_files(folder)
         existing = list_transcripts(folder) if folder.is_dir() else {}
         for path in existing.values():
             if path in self.written:
