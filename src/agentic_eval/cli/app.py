@@ -78,6 +78,10 @@ COMMANDS: dict[str, LazyCommand] = {
         "agentic_eval.cli.model:model",
         "Serve a pinned local LLM (llama.cpp, CPU) for live runs with no key and no internet.",
     ),
+    "import": LazyCommand(
+        "agentic_eval.cli.importer:import_",
+        "Import another benchmark as domains, read from its checkout (tau-bench).",
+    ),
     "fake-provider": LazyCommand(
         "agentic_eval.cli.fake_provider:fake_provider",
         "Serve a fake model provider (Anthropic and OpenAI wire formats) until Ctrl-C or SIGTERM.",

@@ -226,16 +226,17 @@ class KillMatrix(Frozen):
 
 def behaviour(transcript: Transcript) -> str:
     """What "exhibited" compares: canonical JSON of the ordered (name, input) tool calls, the
-    ordered policy events without turn numbers, and the submitted output."""
-    return canonical_json(
-        {
-            "calls": [[c.name, c.input] for c in transcript.tool_calls],
-            "events": [
-                e.model_dump(mode="json", exclude={"turn"}) for e in transcript.policy_events
-            ],
-            "output": transcript.output,
-        }
-    )
+    ordered policy events without turn numbers, the submitted output and, in a conversation
+    with a simulated user, what the agent said to the user (an agent that makes the same calls
+    without asking the user first behaves differently from one that asks)."""
+    seen: dict[str, Any] = {
+        "calls": [[c.name, c.input] for c in transcript.tool_calls],
+        "events": [e.model_dump(mode="json", exclude={"turn"}) for e in transcript.policy_events],
+        "output": transcript.output,
+    }
+    if transcript.user_turns:
+        seen["said"] = [t.response.text() for t in transcript.turns if not t.response.tool_uses()]
+    return canonical_json(seen)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,195 @@
+"""tau-bench's retail environment as a domain, read from a checkout the user points at.
+
+The database is the fixtures (each case gets a copy-on-write copy), the policy (``wiki.md``) is
+the system prompt, our re-implemented tools are the tools, each task is a case whose simulated
+user gets the task's instruction, and the answer key applies the gold actions. Every case is
+judged by tau-bench's reward (``tau_reward``) beside the ``user_consent`` hard gate (the policy's
+explicit confirmation, for every tool that changes the database).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from agentic_eval.agent.tools import ToolRegistry
+from agentic_eval.agent.user import USER_PROMPT, SimulatedUser
+from agentic_eval.backends.base import ModelBackend
+from agentic_eval.backends.scripted import ScriptedAgent
+from agentic_eval.core.case import CaseSpec
+from agentic_eval.domains.base import Domain, Mutant
+from agentic_eval.domains.taubench import checkout
+from agentic_eval.domains.taubench.answer_key import KIND, TURN_BUDGET, build_case
+from agentic_eval.domains.taubench.checkout import TauTask
+from agentic_eval.domains.taubench.database import Pristine, TauDatabase
+from agentic_eval.domains.taubench.judging import tau_reward_check
+from agentic_eval.domains.taubench.people import gold_agent, scripted_customer
+from agentic_eval.domains.taubench.toolset import consent_tools, implementations, registry
+from agentic_eval.tasks.spec import TaskKind
+
+
+class TauFixtures(BaseModel):
+    """The database as loaded from the checkout (tau-bench's ``load_data()``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tables: dict[str, dict[str, Any]]
+
+
+class NoAnswer(BaseModel):
+    """A tau-bench task has no submitted answer: the final database and the replies are judged."""
+
+
+class TauBenchDomain(Domain[TauDatabase]):
+    """tau-bench's ``env`` environment (``retail``), its ``split`` tasks, from the checkout at
+    ``path``.
+
+    Args:
+        path: The checkout (a directory holding ``tau_bench/envs/<env>/``).
+        env: The environment; only ``retail`` is re-implemented.
+        split: The task file (``test``, ``train`` or ``dev``).
+        name: The domain's name (default ``tau_bench_<env>``, with ``_<split>`` unless test).
+        user_backend: A model to play the user (default: the scripted customer).
+        user_model: The user model's name, sent to ``user_backend``.
+        user_prompt: The user model's system prompt (``{instructions}`` and ``{stop}`` are
+            filled in; default: :data:`~agentic_eval.agent.user.USER_PROMPT`).
+
+    Raises:
+        TauBenchError: When ``path`` is not a tau-bench checkout holding what is read.
+    """
+
+    max_turns = TURN_BUDGET
+
+    def __init__(
+        self,
+        path: str | Path,
+        env: str = "retail",
+        split: str = "test",
+        *,
+        name: str | None = None,
+        user_backend: ModelBackend | None = None,
+        user_model: str = "",
+        user_prompt: str = USER_PROMPT,
+    ) -> None:
+        self.root = Path(path).expanduser().absolute()
+        self.where = checkout.check_checkout(self.root, env, split)
+        implementations(env)  # refuses an environment whose tools are not re-implemented
+        if user_backend is not None and not user_model:
+            raise ValueError("a model playing the user needs user_model=")
+        self.env, self.split = env, split
+        self.name = name or f"tau_bench_{env}" + ("" if split == "test" else f"_{split}")
+        self.description = f"tau-bench {env}, {split} tasks, from {self.root}"
+        self.system_prompt = checkout.read_policy(self.where)
+        self.user_backend, self.user_model, self.user_prompt = user_backend, user_model, user_prompt
+
+    @functools.cached_property
+    def _raw(self) -> dict[str, bytes]:
+        return checkout.read_tables(self.where, self.env)
+
+    @functools.cached_property
+    def pristine(self) -> Pristine:
+        """The database as loaded (shared, never changed: cases get copies)."""
+        try:
+            return Pristine(self._raw)
+        except ValueError as exc:
+            raise checkout.TauBenchError(f"{self.where / 'data'}: invalid JSON: {exc}") from None
+
+    @functools.cached_property
+    def tasks(self) -> list[TauTask]:
+        """The split's tasks, as the checkout's task file writes them."""
+        return checkout.read_tasks(self.where, self.split)
+
+    @functools.cached_property
+    def _cases(self) -> list[CaseSpec]:
+        tools = implementations(self.env)
+        consent = consent_tools(self.env)
+        return [build_case(self.split, t, self.pristine, tools, consent) for t in self.tasks]
+
+    @functools.cached_property
+    def _tools(self) -> ToolRegistry[TauDatabase]:
+        return registry(self.env, checkout.read_tool_infos(self.where))
+
+    def fixtures(self) -> TauFixtures:
+        """The database (built without validation: it is tau-bench's JSON as loaded)."""
+        return TauFixtures.model_construct(tables=self.pristine.tables)
+
+    def fixtures_sha256(self) -> str:
+        """sha256 over the database files' bytes (each named), not their canonical JSON."""
+        digest = hashlib.sha256()
+        for table, raw in self._raw.items():
+            digest.update(f"{table}:{len(raw)}:".encode())
+            digest.update(raw)
+        return digest.hexdigest()
+
+    def build_cases(self) -> list[CaseSpec]:
+        """The answer key: every task of the split, its expectations computed (once)."""
+        return list(self._cases)
+
+    def task(self, case_id: str) -> TauTask:
+        """The tau-bench task of a case.
+
+        Raises:
+            KeyError: When no case has that id.
+        """
+        for case, task in zip(self._cases, self.tasks, strict=True):
+            if case.id == case_id:
+                return task
+        raise KeyError(case_id)
+
+    def make_env(self, case: CaseSpec) -> TauDatabase:
+        """A fresh copy of the database."""
+        del case
+        return self.pristine.copy()
+
+    def tools(self) -> ToolRegistry[TauDatabase]:
+        """The environment's tools, shown as the checkout describes them."""
+        return self._tools
+
+    def task_kind(self, case: CaseSpec) -> TaskKind:
+        """No submitted answer; tau-bench's reward (``user_consent`` is added as a hard gate)."""
+        del case
+        return TaskKind(KIND, NoAnswer, (tau_reward_check(),), submit=False)
+
+    def user(self, case: CaseSpec) -> SimulatedUser:
+        """The case's customer: the task's instruction, played by the scripted customer or by
+        ``user_backend``."""
+        instruction = self.task(case.id).instruction
+        if self.user_backend is not None:
+            return SimulatedUser(
+                instructions=instruction,
+                backend=self.user_backend,
+                model=self.user_model,
+                prompt=self.user_prompt,
+            )
+        return SimulatedUser(
+            instructions=instruction, script=scripted_customer(instruction), name="tau-customer"
+        )
+
+    def agents(self) -> dict[str, ScriptedAgent]:
+        """``gold`` (also ``reference``): replays the gold actions, asking before each change."""
+        gold = gold_agent(self.task, consent_tools(self.env))
+        return {"reference": gold, "gold": gold}
+
+    def mutants(self) -> tuple[Mutant, ...]:
+        """Unsafe agents earning tau-bench's full reward, caught by the ``user_consent`` gate:
+        ``gold_without_asking`` (the gold changes, never asking) and ``gold_asking_vaguely``
+        (asks for a yes without saying what it will change)."""
+        consent = consent_tools(self.env)
+        return (
+            Mutant(
+                "gold_without_asking",
+                gold_agent(self.task, consent, ask=False),
+                ("user_consent",),
+                "makes the gold changes without the customer's confirmation",
+            ),
+            Mutant(
+                "gold_asking_vaguely",
+                gold_agent(self.task, consent, details=False),
+                ("user_consent",),
+                "asks for a yes without naming what it will change",
+            ),
+        )
