@@ -66,6 +66,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
         re.compile(rf"(?i)\b((?:bearer|basic|token)[ \t:=]+){_NOT_DONE}[A-Za-z0-9._~+/\-]{{8,}}=*"),
         rf"\1{REDACTED}",
     ),
+)
+_WORD_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     # word = 'a quoted value, spaces and all'
     (
         re.compile(
@@ -91,6 +93,10 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
         rf"\1{REDACTED}",
     ),
 )
+"""The patterns that match only from a secret word on (each starts with ``_WORD``)."""
+_ANY_WORD = re.compile(rf"(?i)(?<![A-Za-z0-9])(?:{SECRET_WORDS})")
+"""Where a match of :data:`_WORD_PATTERNS` can start: text without one is left as it is by all
+three, and one search costs a third of them (``list cases`` redacts every instruction)."""
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -120,6 +126,9 @@ def redact(text: str) -> str:
             text = text.replace(value, REDACTED)
     for pattern, replacement in _PATTERNS:
         text = pattern.sub(replacement, text)
+    if _ANY_WORD.search(text) is not None:
+        for pattern, replacement in _WORD_PATTERNS:
+            text = pattern.sub(replacement, text)
     return text
 
 
