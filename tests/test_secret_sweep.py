@@ -152,25 +152,27 @@ def test_redact_removes_known_secret_shapes(text: str, secret: str) -> None:
 
 
 def test_redact_skips_the_secret_word_patterns_only_where_none_could_match() -> None:
-    """``redact`` runs its three secret-word patterns only on text holding a secret word (a
-    fast path for listings): the result is what running every pattern gives."""
+    """``redact`` runs its URL patterns only on text holding ``://`` and its three secret-word
+    patterns only on text holding a secret word (a fast path for listings): the result is what
+    running every pattern gives."""
     from agentic_eval.core import text as text_module
     from agentic_eval.domains import all_domains
 
     def every_pattern(text: str) -> str:
-        guard = text_module._ANY_WORD
-        text_module._ANY_WORD = re.compile("")  # always "found"
+        guards = text_module._ANY_WORD, text_module._URL_MARK
+        text_module._ANY_WORD, text_module._URL_MARK = re.compile(""), ""  # always "found"
         try:
             return redact(text)
         finally:
-            text_module._ANY_WORD = guard
+            text_module._ANY_WORD, text_module._URL_MARK = guards
 
     cases = [c.instruction for d in all_domains().values() for c in d.load_cases()]
     samples = [t for t, _ in _SHAPES] + cases + ["x" * 40, "Key=abc", chr(0x212A) + "ey=abcdef12"]
     samples += [f"{a} {b}" for a in ("see http://u:p@h/", "Bearer abcdefgh1234") for b in cases[:3]]
     for sample in samples:
         assert redact(sample) == every_pattern(sample), sample
-    assert any(text_module._ANY_WORD.search(t) is None for t in samples)  # the fast path ran
+    assert any(text_module._ANY_WORD.search(t) is None for t in samples)  # the fast paths ran
+    assert any("://" not in t for t in samples) and any("://" in t for t in samples)
 
 
 @pytest.mark.parametrize(

@@ -40,7 +40,7 @@ _OPEN = "\"'`<([{\u00ab\u201c\u2018"
 _SCHEME = r"(?:(?:bearer|basic|token|digest)[ \t]+)?"
 _NOT_DONE = rf"(?![{_OPEN}]*\[REDACTED\])(?!\*\*\*)"
 
-_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+_URL_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     # credentials inside any URL in the text: scheme://user:password@host, scheme://token@host
     (re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)([^\s/@?#:]+:)[^\s/@?#]+@"), r"\1\2***@"),
     (
@@ -50,6 +50,10 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         r"\1***@",
     ),
+)
+_URL_MARK = "://"
+"""What every match of :data:`_URL_PATTERNS` holds: text without it is left as it is by both."""
+_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     # well-known token shapes, wherever they stand
     (
         re.compile(
@@ -124,6 +128,9 @@ def redact(text: str) -> str:
     for value in _secret_values():
         if value in text:
             text = text.replace(value, REDACTED)
+    if _URL_MARK in text:
+        for pattern, replacement in _URL_PATTERNS:
+            text = pattern.sub(replacement, text)
     for pattern, replacement in _PATTERNS:
         text = pattern.sub(replacement, text)
     if _ANY_WORD.search(text) is not None:
