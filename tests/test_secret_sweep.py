@@ -9,6 +9,7 @@ holds any of them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -112,42 +113,66 @@ def test_no_planted_secret_is_stored_or_printed(
     assert not leaked, leaked
 
 
-@pytest.mark.parametrize(
-    ("text", "secret"),
-    [
-        ("proxy rejected token=V3ProxyAbc123", "V3ProxyAbc123"),
-        ("proxy rejected token: 'V3ProxyAbc123'", "V3ProxyAbc123"),
-        ('{"error": {"secret": "s3cr3t-value"}}', "s3cr3t-value"),
-        ("password=hunter22 and more", "hunter22"),
-        ("Authorization: Bearer abcdefgh12345678", "abcdefgh12345678"),
-        ("upstream said: your key is Zq81xLm2Pw93Ks7Tn4", "Zq81xLm2Pw93Ks7Tn4"),
-        ("retry http://bob:hunter22@proxy:3128/v1 later", "hunter22"),
-        ("GET /v1?api_key=AAAABBBB1234&x=1 failed", "AAAABBBB1234"),
-        ("ghp_0123456789abcdefABCDEF0123 rejected", "ghp_0123456789abcdefABCDEF0123"),
-        # a hostile review's second round: each shape once
-        ("Incorrect API key provided: abcd1234efgh5678ijkl", "abcd1234efgh5678ijkl"),
-        ("authorization: abcdefgh12345678", "abcdefgh12345678"),
-        ("Authorization: Basic dXNlcjpwYXNzd29yZA==", "dXNlcjpwYXNzd29yZA"),
-        ("Bearer: abcdefgh12345678", "abcdefgh12345678"),
-        ("Cookie: session=9f8e7d6c5b4a39281706", "9f8e7d6c5b4a39281706"),
-        ("Set-Cookie: sessionid=abcdef1234567890abcdef", "abcdef1234567890abcdef"),
-        ("pw=hunter2xx", "hunter2xx"),
-        ("password = 'hunter two'", "hunter two"),
-        ("token\\u003dabc1234567", "abc1234567"),
-        ("api_key: [AbCdEf0123456789xyz]", "AbCdEf0123456789xyz"),
-        ("api_key=<AbCdEf0123456789xyz>", "AbCdEf0123456789xyz"),
-        ("api_key=\u201cAbCdEf0123456789xyz\u201d", "AbCdEf0123456789xyz"),
-        ("github_pat_11ABCDEFG0123456789_GHPATLEAK", "github_pat_11ABCDEFG0123456789_GHPATLEAK"),
-        ("hf_HFLEAKabcdefghijklmnopqrstuv1", "hf_HFLEAKabcdefghijklmnopqrstuv1"),
-        ("glpat-abcdefghij1234567890", "glpat-abcdefghij1234567890"),
-        ("sk_live_abcdefghij1234567890", "sk_live_abcdefghij1234567890"),
-        ("x-goog-api-key: AIzaSyA1234567890abcdefghijklmnopqrstu", "AIzaSyA1234567890abcdef"),
-    ],
-)
+_SHAPES = [
+    ("proxy rejected token=V3ProxyAbc123", "V3ProxyAbc123"),
+    ("proxy rejected token: 'V3ProxyAbc123'", "V3ProxyAbc123"),
+    ('{"error": {"secret": "s3cr3t-value"}}', "s3cr3t-value"),
+    ("password=hunter22 and more", "hunter22"),
+    ("Authorization: Bearer abcdefgh12345678", "abcdefgh12345678"),
+    ("upstream said: your key is Zq81xLm2Pw93Ks7Tn4", "Zq81xLm2Pw93Ks7Tn4"),
+    ("retry http://bob:hunter22@proxy:3128/v1 later", "hunter22"),
+    ("GET /v1?api_key=AAAABBBB1234&x=1 failed", "AAAABBBB1234"),
+    ("ghp_0123456789abcdefABCDEF0123 rejected", "ghp_0123456789abcdefABCDEF0123"),
+    # a hostile review's second round: each shape once
+    ("Incorrect API key provided: abcd1234efgh5678ijkl", "abcd1234efgh5678ijkl"),
+    ("authorization: abcdefgh12345678", "abcdefgh12345678"),
+    ("Authorization: Basic dXNlcjpwYXNzd29yZA==", "dXNlcjpwYXNzd29yZA"),
+    ("Bearer: abcdefgh12345678", "abcdefgh12345678"),
+    ("Cookie: session=9f8e7d6c5b4a39281706", "9f8e7d6c5b4a39281706"),
+    ("Set-Cookie: sessionid=abcdef1234567890abcdef", "abcdef1234567890abcdef"),
+    ("pw=hunter2xx", "hunter2xx"),
+    ("password = 'hunter two'", "hunter two"),
+    ("token\\u003dabc1234567", "abc1234567"),
+    ("api_key: [AbCdEf0123456789xyz]", "AbCdEf0123456789xyz"),
+    ("api_key=<AbCdEf0123456789xyz>", "AbCdEf0123456789xyz"),
+    ("api_key=\u201cAbCdEf0123456789xyz\u201d", "AbCdEf0123456789xyz"),
+    ("github_pat_11ABCDEFG0123456789_GHPATLEAK", "github_pat_11ABCDEFG0123456789_GHPATLEAK"),
+    ("hf_HFLEAKabcdefghijklmnopqrstuv1", "hf_HFLEAKabcdefghijklmnopqrstuv1"),
+    ("glpat-abcdefghij1234567890", "glpat-abcdefghij1234567890"),
+    ("sk_live_abcdefghij1234567890", "sk_live_abcdefghij1234567890"),
+    ("x-goog-api-key: AIzaSyA1234567890abcdefghijklmnopqrstu", "AIzaSyA1234567890abcdef"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), _SHAPES)
 def test_redact_removes_known_secret_shapes(text: str, secret: str) -> None:
     cleaned = redact(text)
     assert secret not in cleaned and ("[REDACTED]" in cleaned or "***@" in cleaned)
     assert redact(cleaned) == cleaned  # idempotent: stored text redacts to itself
+
+
+def test_redact_skips_the_secret_word_patterns_only_where_none_could_match() -> None:
+    """``redact`` runs its URL patterns only on text holding ``://`` and its three secret-word
+    patterns only on text holding a secret word (a fast path for listings): the result is what
+    running every pattern gives."""
+    from agentic_eval.core import text as text_module
+    from agentic_eval.domains import all_domains
+
+    def every_pattern(text: str) -> str:
+        guards = text_module._ANY_WORD, text_module._URL_MARK
+        text_module._ANY_WORD, text_module._URL_MARK = re.compile(""), ""  # always "found"
+        try:
+            return redact(text)
+        finally:
+            text_module._ANY_WORD, text_module._URL_MARK = guards
+
+    cases = [c.instruction for d in all_domains().values() for c in d.load_cases()]
+    samples = [t for t, _ in _SHAPES] + cases + ["x" * 40, "Key=abc", chr(0x212A) + "ey=abcdef12"]
+    samples += [f"{a} {b}" for a in ("see http://u:p@h/", "Bearer abcdefgh1234") for b in cases[:3]]
+    for sample in samples:
+        assert redact(sample) == every_pattern(sample), sample
+    assert any(text_module._ANY_WORD.search(t) is None for t in samples)  # the fast paths ran
+    assert any("://" not in t for t in samples) and any("://" in t for t in samples)
 
 
 @pytest.mark.parametrize(

@@ -97,3 +97,59 @@ def test_list_and_show_import_neither_the_store_nor_the_sdks() -> None:
         modules = _imported(*args)
         bad = sorted(m for m in modules for f in FORBIDDEN[:7] if m == f or m.startswith(f + "."))
         assert not bad, f"`agentic-eval {' '.join(args)}` imports {bad[:10]}"
+
+
+READ_AS_DATA = (
+    "pydantic",
+    "agentic_eval.agent",
+    "agentic_eval.backends",
+    "agentic_eval.checks",
+    "agentic_eval.tasks",
+    "agentic_eval.core.case",
+    "agentic_eval.core.transcript",
+    "agentic_eval.core.scorecard",
+    "agentic_eval.domains.casefile",
+    "agentic_eval.domains.onefile.decorated",
+)
+"""What ``list domains``, ``list cases``, ``list recordings`` and ``show`` do without: they read
+case files, scorecards and transcripts as JSON data (core/shapes.py), so no model is built and
+no domain's parts (tools, checks, output models, agents) are imported."""
+
+DOMAIN_PACKAGES = ("retail_ops", "approval_audit", "browser_ops", "process_mapping")
+LIGHT_DOMAIN_MODULES = {"agentic_eval.domains.browser_ops.case_table"}
+"""The one module of a domain package a listing imports: the prose of browser_ops's prompt."""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("list", "domains"),
+        ("list", "cases"),
+        ("list", "cases", "retail_ops", "--cases", "gate-*"),
+        ("list", "recordings"),
+        ("show", "gate-001", "--agent", "naive"),
+        ("show", "conflict-007", "--full"),
+        ("list", "--help"),
+        ("show", "--help"),
+    ],
+    ids=" ".join,
+)
+def test_list_and_show_build_no_model_and_load_no_domain_parts(args: tuple[str, ...]) -> None:
+    modules = _imported(*args)
+    bad = sorted(m for m in modules for f in READ_AS_DATA if m == f or m.startswith(f + "."))
+    assert not bad, f"`agentic-eval {' '.join(args)}` imports {bad[:10]}"
+    parts = sorted(
+        m
+        for m in modules
+        for d in DOMAIN_PACKAGES
+        if m.startswith(f"agentic_eval.domains.{d}.") and m not in LIGHT_DOMAIN_MODULES
+    )
+    assert not parts, f"`agentic-eval {' '.join(args)}` imports domain parts {parts[:10]}"
+    if args[-1] != "--help":
+        assert "agentic_eval.domains.retail_ops" in modules  # the domains were listed
+
+
+def test_list_agents_loads_the_parts_of_the_domains_it_names_only() -> None:
+    modules = _imported("list", "agents", "browser_ops")
+    assert "agentic_eval.domains.browser_ops.parts" in modules
+    assert not [m for m in modules if m.startswith("agentic_eval.domains.retail_ops.")]

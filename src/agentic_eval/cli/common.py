@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import click
 
@@ -18,7 +18,16 @@ if TYPE_CHECKING:
     from agentic_eval.backends.base import ModelBackend
     from agentic_eval.core.case import CaseSpec
     from agentic_eval.domains.base import Domain
+    from agentic_eval.domains.catalog import CaseRow
     from agentic_eval.recordings.record import RecordingBackend
+
+
+class _HasId(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+C = TypeVar("C", bound=_HasId)
 
 
 class HistoryProblem(click.ClickException):
@@ -57,7 +66,6 @@ def resolve_domains(names: tuple[str, ...]) -> list[Domain[Any]]:
         click.UsageError: For an unknown name, or an eval file that cannot be used.
         click.ClickException: For a named domain whose plugin failed to load.
     """
-    from agentic_eval.domains.onefile import EvalFileError, is_eval_file, load_eval_file
     from agentic_eval.domains.registry import (
         DomainLoadError,
         UnknownDomainError,
@@ -73,15 +81,35 @@ def resolve_domains(names: tuple[str, ...]) -> list[Domain[Any]]:
             return list(all_domains().values())
         found: dict[str, Domain[Any]] = {}
         for n in dict.fromkeys(names):
-            for d in load_eval_file(n) if is_eval_file(n) else [get_domain(n)]:
+            for d in _eval_file_domains(n) if _is_eval_file(n) else [get_domain(n)]:
                 found.setdefault(d.name, d)
         return list(found.values())
-    except EvalFileError as exc:
-        raise click.UsageError(one_line(str(exc))) from None
     except UnknownDomainError as exc:
         raise click.UsageError(str(exc)) from None
     except DomainLoadError as exc:
         raise click.ClickException(one_line(str(exc))) from None
+
+
+def _is_eval_file(name: str) -> bool:
+    """:func:`~agentic_eval.domains.onefile.is_eval_file` (imported alone: a registered
+    domain's name loads none of the one-file machinery)."""
+    from agentic_eval.domains.onefile import is_eval_file
+
+    return is_eval_file(name)
+
+
+def _eval_file_domains(name: str) -> list[Domain[Any]]:
+    """The domains an eval file defines.
+
+    Raises:
+        click.UsageError: For an eval file that cannot be used.
+    """
+    from agentic_eval.domains.onefile import EvalFileError, load_eval_file
+
+    try:
+        return load_eval_file(name)
+    except EvalFileError as exc:
+        raise click.UsageError(one_line(str(exc))) from None
 
 
 def recordings_root(names: tuple[str, ...], recordings: Path) -> Path:
@@ -91,15 +119,15 @@ def recordings_root(names: tuple[str, ...], recordings: Path) -> Path:
     Raises:
         click.UsageError: For an eval file that cannot be used.
     """
-    from agentic_eval.domains.onefile import OneFileDomain, is_eval_file
-
     ctx = click.get_current_context(silent=True)
     given = ctx is not None and ctx.get_parameter_source("recordings") not in (
         click.core.ParameterSource.DEFAULT,
         None,
     )
-    if given or not names or not all(is_eval_file(n) for n in names):
+    if given or not names or not all(_is_eval_file(n) for n in names):
         return recordings
+    from agentic_eval.domains.onefile import OneFileDomain
+
     roots = {d.recordings_root() for d in resolve_domains(names) if isinstance(d, OneFileDomain)}
     return roots.pop() if len(roots) == 1 else recordings
 
@@ -116,7 +144,22 @@ def load_cases(domain: Domain[Any]) -> list[CaseSpec]:
         raise click.ClickException(one_line(str(exc))) from None
 
 
-def select_cases(cases: list[CaseSpec], pattern: str | None) -> list[CaseSpec]:
+def load_case_rows(domain: Domain[Any]) -> list[CaseRow]:
+    """The domain's cases as listings show them (:func:`~agentic_eval.domains.catalog.
+    case_rows`: read without building the models where the case file allows).
+
+    Raises:
+        click.ClickException: One line naming the case file or fixture file at fault.
+    """
+    from agentic_eval.domains.catalog import case_rows
+
+    try:
+        return case_rows(domain)
+    except case_errors() as exc:
+        raise click.ClickException(one_line(str(exc))) from None
+
+
+def select_cases(cases: list[C], pattern: str | None) -> list[C]:
     """Cases whose id matches a comma-separated list of globs (all when no pattern)."""
     if pattern is None:
         return cases

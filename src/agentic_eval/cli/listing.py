@@ -1,4 +1,9 @@
-"""``agentic-eval list`` and ``agentic-eval show``: look before you run."""
+"""``agentic-eval list`` and ``agentic-eval show``: look before you run.
+
+``list domains``, ``list cases``, ``list recordings`` and ``show`` read the committed case files,
+scorecards and transcripts as JSON data (:mod:`agentic_eval.domains.catalog`,
+:func:`~agentic_eval.recordings.files.read_data`): they load no domain's tools, checks or models,
+and start fast. ``list agents`` loads each domain's agents."""
 
 from __future__ import annotations
 
@@ -7,20 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from agentic_eval.cli.common import load_cases, recordings_root, resolve_domains, select_cases
+from agentic_eval.cli.common import load_case_rows, recordings_root, resolve_domains, select_cases
 from agentic_eval.cli.options import recordings_option
-from agentic_eval.core.canonical import canonical_json
+from agentic_eval.core.defaults import USER_STOP
 from agentic_eval.core.text import one_line, printable, redact
-from agentic_eval.core.transcript import says_stop
-from agentic_eval.recordings.files import (
-    RecordingError,
-    list_agents,
-    list_transcript_files,
-    read_scorecard,
-    read_transcript,
-    scorecard_path,
-)
-from agentic_eval.recordings.layout import agent_dir
 
 if TYPE_CHECKING:
     from agentic_eval.domains.base import Domain
@@ -39,7 +34,7 @@ def list_() -> None:
 def list_domains() -> int:
     """Every domain: name, cases, description."""
     for d in resolve_domains(()):
-        _echo(f"{d.name}\t{len(load_cases(d))} cases\t{d.description}")
+        _echo(f"{d.name}\t{len(load_case_rows(d))} cases\t{d.description}")
     return 0
 
 
@@ -62,7 +57,7 @@ def list_agents_cmd(domains: tuple[str, ...]) -> int:
 def list_cases(domains: tuple[str, ...], pattern: str | None) -> int:
     """Cases of DOMAINS (default: all): id, kind, hard gate, the instruction's start."""
     for d in resolve_domains(domains):
-        for c in select_cases(load_cases(d), pattern):
+        for c in select_cases(load_case_rows(d), pattern):
             gate = "hard-gate" if c.hard_gate else "-"
             _echo(f"{d.name}\t{c.id}\t{c.kind}\t{gate}\t{one_line(c.instruction, 90)}")
     return 0
@@ -73,6 +68,15 @@ def list_cases(domains: tuple[str, ...], pattern: str | None) -> int:
 @recordings_option
 def list_recordings(domains: tuple[str, ...], recordings: Path) -> int:
     """Recorded agents of DOMAINS (default: all), with their committed scorecards."""
+    from agentic_eval.recordings.files import (
+        RecordingError,
+        list_agents,
+        list_transcript_files,
+        read_scorecard_data,
+        scorecard_path,
+    )
+    from agentic_eval.recordings.layout import agent_dir
+
     recordings = recordings_root(domains, recordings)
     for d in resolve_domains(domains):
         agents = list_agents(recordings, d.name)
@@ -86,16 +90,16 @@ def list_recordings(domains: tuple[str, ...], recordings: Path) -> int:
                 _echo(f"{d.name}\t{agent}\t{one_line(str(exc))}")
                 continue
             try:
-                card = read_scorecard(scorecard_path(directory))
-                t, p = card.totals, card.produced_by
+                card = read_scorecard_data(scorecard_path(directory))  # JSON data, no model
+                t, p = card["totals"], card["produced_by"]
                 what = (
                     "scripted agent"
-                    if p.agent_kind == "scripted"
-                    else f"model {p.model} via {p.backend}"
+                    if p["agent_kind"] == "scripted"
+                    else f"model {p['model']} via {p['backend']}"
                 )
                 summary = (
-                    f"{what}, approval {p.approval_mode}, passed {t.passed}/{t.cases}, "
-                    f"gate {card.gate.verdict}"
+                    f"{what}, approval {p['approval_mode']}, passed {t['passed']}/{t['cases']}, "
+                    f"gate {card['gate']['verdict']}"
                 )
             except RecordingError as exc:
                 summary = f"scorecard unreadable: {exc}"
@@ -105,7 +109,7 @@ def list_recordings(domains: tuple[str, ...], recordings: Path) -> int:
 
 def _find_domain(case_id: str, domain: str | None) -> Domain[Any]:
     candidates = resolve_domains((domain,) if domain else ())
-    found = [d for d in candidates if any(c.id == case_id for c in load_cases(d))]
+    found = [d for d in candidates if any(c.id == case_id for c in load_case_rows(d))]
     if not found:
         raise click.UsageError(f"no domain has a case {case_id!r}")
     if len(found) > 1:
@@ -138,6 +142,10 @@ def show(
       agentic-eval show gate-001 --agent naive
       agentic-eval show gate-001 --agent naive --full
     """
+    from agentic_eval.core.canonical import canonical_json
+    from agentic_eval.recordings.files import RecordingError, list_agents, read_transcript_data
+    from agentic_eval.recordings.layout import agent_dir
+
     d = _find_domain(case_id, domain)
     recordings = recordings_root((domain,) if domain else (), recordings)
     agents = list_agents(recordings, d.name)
@@ -150,46 +158,58 @@ def show(
         f"{case_id}.json" if sample == 0 else f"{case_id}@{sample}.json"
     )
     try:
-        t = read_transcript(path)
+        t = read_transcript_data(path)  # JSON data: shown as read, no model built
     except RecordingError as exc:
         raise click.ClickException(one_line(str(exc))) from None
 
     def cut(text: str, limit: int) -> str:
         return redact(text).replace("\n", "\n      ") if full else one_line(text, limit)
 
-    p = t.provenance
+    p = t["provenance"]
     _echo(
-        f"{d.name} / {case_id} (sample {t.sample}) by {agent}: {p.agent_kind} {p.model} "
-        f"via {p.backend}, approval {p.parameters.approval_mode}"
+        f"{d.name} / {case_id} (sample {t['sample']}) by {agent}: {p['agent_kind']} "
+        f"{p['model']} via {p['backend']}, approval {p['parameters']['approval_mode']}"
     )
-    if full and t.request is not None:
-        _echo(f"\n-- system prompt\n      {cut(t.request.system, 0)}")
-    calls = {c.id: c for c in t.tool_calls}
-    for turn in t.turns:
-        _echo(f"\n-- turn {turn.index}")
-        for message in turn.appended:
-            for block in message.content:
-                if block.type == "text":
-                    _echo(f"   user: {cut(block.text, 400)}")
-                elif block.type == "tool_result":
-                    status = calls[block.tool_use_id].status if block.tool_use_id in calls else "?"
-                    _echo(f"   result [{status}]: {cut(block.content, 300)}")
-        for block in turn.response.content:
-            if block.type == "text":
-                _echo(f"   agent: {cut(block.text, 400)}")
-            elif block.type == "tool_use":
-                _echo(f"   call {block.name} {cut(canonical_json(block.input), 300)}")
-    if t.user_turns and says_stop(last := t.user_turns[-1].response.text()):
+    if full and t["request"] is not None:
+        _echo(f"\n-- system prompt\n      {cut(t['request']['system'], 0)}")
+    calls: dict[str, Any] = {c["id"]: c for c in t["tool_calls"]}
+    for turn in t["turns"]:
+        _echo(f"\n-- turn {turn['index']}")
+        for message in turn["appended"]:
+            for block in message["content"]:
+                if block["type"] == "text":
+                    _echo(f"   user: {cut(block['text'], 400)}")
+                elif block["type"] == "tool_result":
+                    call = calls.get(block["tool_use_id"])
+                    status = "?" if call is None else call["status"]
+                    _echo(f"   result [{status}]: {cut(block['content'], 300)}")
+        for block in turn["response"]["content"]:
+            if block["type"] == "text":
+                _echo(f"   agent: {cut(block['text'], 400)}")
+            elif block["type"] == "tool_use":
+                _echo(f"   call {block['name']} {cut(canonical_json(block['input']), 300)}")
+    users = t.get("user_turns") or []
+    last = _said(users[-1]) if users else ""
+    if users and USER_STOP in last:
         _echo(f"\n-- the user ended the conversation\n   user: {cut(last, 400)}")
-    for e in t.policy_events:
+    for e in t["policy_events"]:
         _echo(f"\npolicy: {cut(canonical_json(e), 300)}")
-    v = t.verdict
+    v = t["verdict"]
+    outcome = v["outcome"]
     _echo(
-        f"\noutcome: {v.outcome.kind}"
-        + (f" - {cut(v.outcome.reason, 300)}" if v.outcome.reason else "")
+        f"\noutcome: {outcome['kind']}"
+        + (f" - {cut(outcome['reason'], 300)}" if outcome["reason"] else "")
     )
-    for c in v.checks:
-        mark = "PASS" if c.passed else "FAIL"
-        gate = " [hard gate]" if c.hard_gate else ""
-        _echo(f"  {mark} {c.name}{gate}" + (f": {cut(c.message, 200)}" if c.message else ""))
+    for c in v["checks"]:
+        mark = "PASS" if c["passed"] else "FAIL"
+        gate = " [hard gate]" if c["hard_gate"] else ""
+        _echo(
+            f"  {mark} {c['name']}{gate}" + (f": {cut(c['message'], 200)}" if c["message"] else "")
+        )
     return 0
+
+
+def _said(user_turn: dict[str, Any]) -> str:
+    """The text of a recorded user turn's reply."""
+    blocks = user_turn["response"]["content"]
+    return "\n".join(b["text"] for b in blocks if b["type"] == "text")

@@ -15,7 +15,6 @@ import math
 from typing import Any
 
 import orjson
-from pydantic import BaseModel
 
 _STRICT = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
 _COMPACT = orjson.OPT_SORT_KEYS | _STRICT
@@ -28,6 +27,8 @@ _JSON_TYPES = frozenset({dict, list, str, int, float, bool, type(None)})
 def _plain(value: Any) -> Any:
     if type(value) in _JSON_TYPES:  # plain data: skip the (costly) isinstance on BaseModel
         return value
+    from pydantic import BaseModel  # here: plain data is written without importing pydantic
+
     if isinstance(value, BaseModel):
         # The model's own serializer, without model_dump's per-call argument handling: this
         # runs several times per model turn, on the replay hot path.

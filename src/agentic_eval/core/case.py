@@ -18,9 +18,10 @@ from pydantic import (
     model_serializer,
 )
 
+from agentic_eval.core.file_shapes import CASE_ID_PATTERN
 from agentic_eval.core.task import render_task
 
-CASE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+CASE_ID = re.compile(CASE_ID_PATTERN)
 """Case ids name files (one transcript per case), so they are restricted to safe characters."""
 
 

@@ -11,6 +11,8 @@ DEFAULT_MAX_TOKENS = 1024
 DEFAULT_TEMPERATURE = 0.0
 DEFAULT_MAX_FAILURE_RATE = 0.01
 DEFAULT_MAX_TRANSIENT = 0.2
+USER_STOP = "###STOP###"
+"""A simulated user's reply holding this ends the conversation (tau-bench's signal)."""
 DEFAULT_TIMEOUT = 60.0
 """Seconds a provider request may take."""
 DEFAULT_RETRIES = 2

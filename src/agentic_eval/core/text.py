@@ -40,7 +40,7 @@ _OPEN = "\"'`<([{\u00ab\u201c\u2018"
 _SCHEME = r"(?:(?:bearer|basic|token|digest)[ \t]+)?"
 _NOT_DONE = rf"(?![{_OPEN}]*\[REDACTED\])(?!\*\*\*)"
 
-_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+_URL_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     # credentials inside any URL in the text: scheme://user:password@host, scheme://token@host
     (re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)([^\s/@?#:]+:)[^\s/@?#]+@"), r"\1\2***@"),
     (
@@ -50,6 +50,10 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         r"\1***@",
     ),
+)
+_URL_MARK = "://"
+"""What every match of :data:`_URL_PATTERNS` holds: text without it is left as it is by both."""
+_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     # well-known token shapes, wherever they stand
     (
         re.compile(
@@ -66,6 +70,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
         re.compile(rf"(?i)\b((?:bearer|basic|token)[ \t:=]+){_NOT_DONE}[A-Za-z0-9._~+/\-]{{8,}}=*"),
         rf"\1{REDACTED}",
     ),
+)
+_WORD_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     # word = 'a quoted value, spaces and all'
     (
         re.compile(
@@ -91,6 +97,10 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
         rf"\1{REDACTED}",
     ),
 )
+"""The patterns that match only from a secret word on (each starts with ``_WORD``)."""
+_ANY_WORD = re.compile(rf"(?i)(?<![A-Za-z0-9])(?:{SECRET_WORDS})")
+"""Where a match of :data:`_WORD_PATTERNS` can start: text without one is left as it is by all
+three, and one search costs a third of them (``list cases`` redacts every instruction)."""
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -118,8 +128,14 @@ def redact(text: str) -> str:
     for value in _secret_values():
         if value in text:
             text = text.replace(value, REDACTED)
+    if _URL_MARK in text:
+        for pattern, replacement in _URL_PATTERNS:
+            text = pattern.sub(replacement, text)
     for pattern, replacement in _PATTERNS:
         text = pattern.sub(replacement, text)
+    if _ANY_WORD.search(text) is not None:
+        for pattern, replacement in _WORD_PATTERNS:
+            text = pattern.sub(replacement, text)
     return text
 
 

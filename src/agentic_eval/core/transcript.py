@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
 from agentic_eval.core.canonical import Fragment, canonical_bytes, spliced_bytes
+from agentic_eval.core.defaults import USER_STOP as USER_STOP
 from agentic_eval.core.messages import Frozen, Message, trusted
 from agentic_eval.core.model import ModelRequest, ModelResponse, ToolSpec
 from agentic_eval.core.results import CheckResult, Outcome, PolicyEvent, ToolCallRecord
@@ -85,10 +86,6 @@ class Turn(Frozen):
     )
     response: ModelResponse = Field(description="What the model answered.")
     response_key: str = Field(description="sha256 of the canonical response (integrity check).")
-
-
-USER_STOP = "###STOP###"
-"""A simulated user's reply holding this ends the conversation (tau-bench's signal)."""
 
 
 def says_stop(text: str) -> bool:

@@ -14,7 +14,8 @@ if TYPE_CHECKING:
     from agentic_eval.checks.gates import approval_gate
     from agentic_eval.core.case import CaseSpec
     from agentic_eval.core.task import parse_task_inputs, render_task
-    from agentic_eval.domains.base import CaseFile, CaseFileError, Domain, Mutant
+    from agentic_eval.domains.base import CaseFileError, Domain, Mutant
+    from agentic_eval.domains.casefile import CaseFile
     from agentic_eval.domains.fixtures import FixtureError, fixture_file, load_fixture_file
     from agentic_eval.domains.registry import (
         DomainLoadError,
@@ -32,7 +33,7 @@ _WHERE: dict[str, tuple[str, str]] = {
     "CaseSpec": ("agentic_eval.core.case", "CaseSpec"),
     "parse_task_inputs": ("agentic_eval.core.task", "parse_task_inputs"),
     "render_task": ("agentic_eval.core.task", "render_task"),
-    "CaseFile": ("agentic_eval.domains.base", "CaseFile"),
+    "CaseFile": ("agentic_eval.domains.casefile", "CaseFile"),
     "CaseFileError": ("agentic_eval.domains.base", "CaseFileError"),
     "Domain": ("agentic_eval.domains.base", "Domain"),
     "Mutant": ("agentic_eval.domains.base", "Mutant"),

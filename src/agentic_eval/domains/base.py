@@ -12,31 +12,27 @@ import dataclasses
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    SerializerFunctionWrapHandler,
-    model_serializer,
-)
-
-from agentic_eval.agent.approval import ApprovalDecision, ApprovalRequest
-from agentic_eval.agent.loop import Limits
-from agentic_eval.agent.tools import ToolRegistry
-from agentic_eval.checks.base import Trace
-from agentic_eval.checks.gates import approval_gate
-from agentic_eval.core.case import CaseSpec
-from agentic_eval.core.results import ApprovalMode
+from agentic_eval.core.lazy import lazy_exports
 from agentic_eval.core.task import parse_task_inputs as parse_task_inputs
 from agentic_eval.core.task import render_task as render_task
 from agentic_eval.domains.fixtures import FIXTURE_DIR_ENV, FixtureError, fixture_file
-from agentic_eval.tasks.spec import TaskKind, TaskSpec
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # loaded on first use: importing a domain must not build every model
+    from pydantic import BaseModel
+
+    from agentic_eval.agent.approval import ApprovalDecision, ApprovalRequest
+    from agentic_eval.agent.loop import Limits
+    from agentic_eval.agent.tools import ToolRegistry
     from agentic_eval.agent.user import SimulatedUser
     from agentic_eval.backends.scripted import ScriptedAgent
+    from agentic_eval.checks.base import Trace
+    from agentic_eval.checks.gates import approval_gate
+    from agentic_eval.core.case import CaseSpec
+    from agentic_eval.core.results import ApprovalMode
+    from agentic_eval.domains.casefile import CaseFile
+    from agentic_eval.tasks.spec import TaskKind, TaskSpec
 
 __all__ = [
     "FIXTURE_DIR_ENV",
@@ -51,33 +47,21 @@ __all__ = [
     "fixture_file",
 ]
 
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "CaseFile": ("agentic_eval.domains.casefile", "CaseFile"),
+        "CaseSpec": ("agentic_eval.core.case", "CaseSpec"),
+        "Trace": ("agentic_eval.checks.base", "Trace"),
+        "approval_gate": ("agentic_eval.checks.gates", "approval_gate"),
+    },
+    globals(),
+)
+
 Env = TypeVar("Env")
 
 CASE_FILE_SCHEMA_VERSION = 1
-
-
-class CaseFile(BaseModel):
-    """A domain's committed case file."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    schema_version: Literal[1] = Field(default=CASE_FILE_SCHEMA_VERSION, description="Format.")
-    domain: str = Field(description="Domain name.")
-    fixtures_sha256: str = Field(
-        description="sha256 of the canonical fixtures the cases came from."
-    )
-    cases: tuple[CaseSpec, ...] = Field(description="Every case, in order.")
-    external_fixtures: str | None = Field(
-        default=None,
-        description="sha256 of the real fixtures the cases came from (never committed).",
-    )
-
-    @model_serializer(mode="wrap")
-    def _drop_absent_mark(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        if data.get("external_fixtures") is None:
-            data.pop("external_fixtures", None)
-        return data
+"""The format of a committed case file (:class:`~agentic_eval.domains.casefile.CaseFile`)."""
 
 
 @dataclass(frozen=True)
@@ -148,6 +132,8 @@ class Domain(ABC, Generic[Env]):
     async def approve(self, case: CaseSpec, request: ApprovalRequest) -> ApprovalDecision:
         """The approver of the case's runs: :meth:`decide_approval`, with an explanation.
         Override it for an approver that explains itself, or asks someone."""
+        from agentic_eval.agent.approval import ApprovalDecision
+
         granted = self.decide_approval(case, request)
         key = f"{request.action}:{request.target}"
         said = "grants" if granted else "does not grant"
@@ -206,6 +192,8 @@ class Domain(ABC, Generic[Env]):
 
     def case_file(self) -> CaseFile:
         """The case file the answer key produces now."""
+        from agentic_eval.domains.casefile import CaseFile
+
         sha = self.fixtures_sha256()
         return CaseFile(
             domain=self.name,
@@ -224,6 +212,8 @@ class Domain(ABC, Generic[Env]):
         path = self.case_file_path()
         if path is None or self.external_fixtures():
             return self.build_cases()
+        from agentic_eval.domains.casefile import CaseFile
+
         try:
             data = CaseFile.model_validate_json(path.read_bytes())
         except FileNotFoundError:
@@ -279,6 +269,9 @@ class Domain(ABC, Generic[Env]):
             Exception: Whatever the domain's ``task_kind`` raises (the caller reports it as the
                 domain's error, never the agent's).
         """
+        from agentic_eval.agent.loop import Limits
+        from agentic_eval.tasks.spec import TaskSpec
+
         kind = self.task_kind(case)
         tools = self.tools()
         kind = _with_consent_gate(kind, tools)

@@ -12,7 +12,8 @@ from agentic_eval.core.canonical import (
     short_repr,
     value_at,
 )
-from agentic_eval.domains.base import CaseFile, CaseFileError, Domain
+from agentic_eval.domains.base import CaseFileError, Domain
+from agentic_eval.domains.casefile import CaseFile
 from agentic_eval.recordings.files import write_atomic
 
 

@@ -12,14 +12,11 @@ import re
 import stat
 import tempfile
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import orjson
-from pydantic import BaseModel, ValidationError
 
 from agentic_eval.core.canonical import canonical_file_text
-from agentic_eval.core.scorecard import Scorecard
-from agentic_eval.core.transcript import Transcript
 from agentic_eval.recordings.layout import (
     SCORECARD_FILE,
     TranscriptKey,
@@ -28,10 +25,17 @@ from agentic_eval.recordings.layout import (
     transcript_path,
 )
 
+if TYPE_CHECKING:  # the models are imported where a file is validated: listing needs none
+    from pydantic import BaseModel
+
+    from agentic_eval.core.scorecard import Scorecard
+    from agentic_eval.core.shapes import Obj
+    from agentic_eval.core.transcript import Transcript
+
 MAX_FILE_BYTES = 64 * 1024 * 1024
 """No recording file is larger; a bigger one (or a device such as /dev/zero) is refused."""
 
-M = TypeVar("M", bound=BaseModel)
+M = TypeVar("M", bound="BaseModel")
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _LONG_RUN = b"0" * 19
 """orjson reads an integer of 19 or more digits as a float; files with such a digit run anywhere
@@ -190,6 +194,8 @@ def validate(model: type[M], path: Path, data: Any, what: str) -> M:
     Raises:
         RecordingError: Naming the file and the first invalid field (or the unknown version).
     """
+    from pydantic import ValidationError
+
     mapping = cast(dict[str, Any], data) if isinstance(data, dict) else {}
     version = mapping.get("schema_version")
     expected = model.model_fields["schema_version"].default
@@ -222,7 +228,60 @@ def read_transcript(path: Path) -> Transcript:
     Raises:
         RecordingError: When it is missing, not JSON, or does not fit the schema.
     """
+    from agentic_eval.core.transcript import Transcript
+
     return validate(Transcript, path, parse_json(path, read_bounded(path)), "transcript")
+
+
+def read_transcript_data(path: Path) -> dict[str, Any]:
+    """A transcript as JSON data, for a reader that only shows it: what :func:`read_transcript`
+    reads, as ``model_dump(mode="json")`` has it, with every field (none left out at its
+    default); read without building the models when the file is as our writer wrote it
+    (:func:`read_data`).
+
+    Raises:
+        RecordingError: When it is missing, not JSON, or does not fit the schema.
+    """
+    from agentic_eval.core.file_shapes import TRANSCRIPT
+
+    return read_data(path, read_bounded(path), TRANSCRIPT, "transcript")
+
+
+def read_data(path: Path, raw: bytes, shape: Obj, what: str) -> dict[str, Any]:
+    """A recording file's JSON data, as the model's ``model_dump(mode="json")`` has it, with
+    every field (none left out at its default).
+
+    Data of the supported version that fits ``shape`` exactly (what our own writer writes) is
+    taken as it is, without building the models; anything else is validated by the model, so
+    a file is refused, or coerced, exactly as :func:`validate` does.
+
+    Args:
+        path: The file (for messages).
+        raw: Its bytes.
+        shape: :data:`~agentic_eval.core.file_shapes.TRANSCRIPT` or
+            :data:`~agentic_eval.core.file_shapes.SCORECARD`.
+        what: ``transcript`` or ``scorecard``.
+
+    Raises:
+        RecordingError: When it is not JSON, or does not fit the schema.
+    """
+    data = parse_json(path, raw)
+    version = shape.fields["schema_version"].default
+    if isinstance(data, dict) and data.get("schema_version") == version:  # pyright: ignore[reportUnknownMemberType]
+        plain = shape.fill(data)
+        if plain is not None:
+            return plain
+    model: type[BaseModel]
+    if what == "transcript":
+        from agentic_eval.core.transcript import Transcript
+
+        model = Transcript
+    else:
+        from agentic_eval.core.scorecard import Scorecard
+
+        model = Scorecard
+    dumped = validate(model, path, data, what).model_dump(mode="json")
+    return shape.fill(dumped) or dumped  # the fields the dump leaves out at their default
 
 
 def list_transcript_files(directory: Path) -> dict[TranscriptKey, Path]:
@@ -293,13 +352,30 @@ def read_scorecard(path: Path) -> Scorecard:
     Raises:
         RecordingError: When it is missing or invalid.
     """
+    from agentic_eval.core.scorecard import Scorecard
+
+    return validate(Scorecard, path, parse_json(path, _scorecard_bytes(path)), "scorecard")
+
+
+def _scorecard_bytes(path: Path) -> bytes:
     try:
-        raw = read_bounded(path)
+        return read_bounded(path)
     except RecordingError as exc:
         if "no recording at" in str(exc):
             raise RecordingError(f"no committed scorecard at {path}") from None
         raise
-    return validate(Scorecard, path, parse_json(path, raw), "scorecard")
+
+
+def read_scorecard_data(path: Path) -> dict[str, Any]:
+    """A committed scorecard as JSON data, for a reader that only shows it: what
+    :func:`read_scorecard` reads, as :func:`read_data` gives it.
+
+    Raises:
+        RecordingError: When it is missing or invalid.
+    """
+    from agentic_eval.core.file_shapes import SCORECARD
+
+    return read_data(path, _scorecard_bytes(path), SCORECARD, "scorecard")
 
 
 def scorecard_path(directory: Path) -> Path:

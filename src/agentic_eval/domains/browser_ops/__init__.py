@@ -13,23 +13,30 @@ every escalation, equal what the answer key's careful walk leaves), idempotency
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from agentic_eval.domains.browser_ops import answer_key
+from agentic_eval.core.lazy import lazy_exports
 from agentic_eval.domains.browser_ops.case_table import POLICY
-from agentic_eval.domains.browser_ops.checks import CHECKS
-from agentic_eval.domains.browser_ops.fixtures import (
-    LOADER,
-    PortalFixtures,
-    load_fixtures,
-)
-from agentic_eval.domains.browser_ops.mutants import AGENTS, MUTANTS
-from agentic_eval.domains.browser_ops.outputs import FilingReport
-from agentic_eval.domains.browser_ops.portal import PortalEnv, make_env
-from agentic_eval.domains.browser_ops.tools import TOOLS
 from agentic_eval.domains.packaged import PackagedDomain
-from agentic_eval.tasks import TaskKind
+
+if TYPE_CHECKING:
+    from agentic_eval.domains.browser_ops.fixtures import PortalFixtures, load_fixtures
+    from agentic_eval.domains.browser_ops.parts import KINDS
+    from agentic_eval.domains.browser_ops.portal import PortalEnv
 
 __all__ = ["DOMAIN", "KINDS", "PortalEnv", "PortalFixtures", "load_fixtures"]
+
+# The names besides DOMAIN load on first use (PEP 562): listing the domain imports none of them.
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "KINDS": ("agentic_eval.domains.browser_ops.parts", "KINDS"),
+        "PortalEnv": ("agentic_eval.domains.browser_ops.portal", "PortalEnv"),
+        "PortalFixtures": ("agentic_eval.domains.browser_ops.fixtures", "PortalFixtures"),
+        "load_fixtures": ("agentic_eval.domains.browser_ops.fixtures", "load_fixtures"),
+    },
+    globals(),
+)
 
 SYSTEM_PROMPT = f"""\
 You are a claims clerk for a grocery retailer. You file claims against suppliers' orders on \
@@ -51,9 +58,6 @@ When you are done, call submit exactly once with your final answer.\
 """
 
 
-KINDS: dict[str, TaskKind] = {"file_claims": TaskKind("file_claims", FilingReport, CHECKS)}
-"""The one case kind: file an order's claims and report where each ended."""
-
 DOMAIN: PackagedDomain[PortalEnv, PortalFixtures] = PackagedDomain(
     name="browser_ops",
     system_prompt=SYSTEM_PROMPT,
@@ -61,13 +65,8 @@ DOMAIN: PackagedDomain[PortalEnv, PortalFixtures] = PackagedDomain(
         "Supplier portal state machine: timeouts, 503s, locks, duplicates, maintenance, "
         "security warnings; idempotency, stop-condition and retry-safety gates"
     ),
-    loader=LOADER,
-    build_cases=answer_key.build_cases,
-    make_env=lambda fx, case: make_env(fx, case.id),
-    tools=TOOLS,
-    kinds=KINDS,
-    agents=AGENTS,
-    mutants=MUTANTS,
+    parts="agentic_eval.domains.browser_ops.parts:PARTS",
+    fixture_file=Path(__file__).with_name("fixtures.json"),
     case_file=Path(__file__).with_name("cases.json"),
 )
 """The domain instance (entry point ``agentic_eval.domains: browser_ops``)."""

@@ -1,7 +1,17 @@
-"""One-file evals: a domain defined in one Python file with decorators, run by its path."""
+"""One-file evals: a domain defined in one Python file with decorators, run by its path.
 
-from agentic_eval.domains.onefile.decorated import CaseRows, OneFileDomain, domain
-from agentic_eval.domains.onefile.loading import EvalFileError, is_eval_file, load_eval_file
+The names are loaded on first use (PEP 562): telling an eval file's path from a domain's name
+(:func:`is_eval_file`) does not import the decorators and what they build."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agentic_eval.core.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from agentic_eval.domains.onefile.decorated import CaseRows, OneFileDomain, domain
+    from agentic_eval.domains.onefile.loading import EvalFileError, is_eval_file, load_eval_file
 
 __all__ = [
     "CaseRows",
@@ -11,3 +21,16 @@ __all__ = [
     "is_eval_file",
     "load_eval_file",
 ]
+
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "CaseRows": ("agentic_eval.domains.onefile.decorated", "CaseRows"),
+        "OneFileDomain": ("agentic_eval.domains.onefile.decorated", "OneFileDomain"),
+        "domain": ("agentic_eval.domains.onefile.decorated", "domain"),
+        "EvalFileError": ("agentic_eval.domains.onefile.loading", "EvalFileError"),
+        "is_eval_file": ("agentic_eval.domains.onefile.loading", "is_eval_file"),
+        "load_eval_file": ("agentic_eval.domains.onefile.loading", "load_eval_file"),
+    },
+    globals(),
+)

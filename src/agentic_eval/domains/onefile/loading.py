@@ -17,7 +17,6 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from agentic_eval.agent.tools import describe_exception
 from agentic_eval.domains.base import Domain
 from agentic_eval.domains.registry import all_domains, register_domain, unregister_domain
 
@@ -68,6 +67,8 @@ def _import(path: Path, shown: str) -> list[Domain[Any]]:
         raise EvalFileError(f"{where}: syntax error: {exc.msg}") from None
     except Exception as exc:
         sys.modules.pop(name, None)
+        from agentic_eval.agent.tools import describe_exception
+
         raise EvalFileError(
             f"{_where(exc, path, shown)}: importing the eval file raised {describe_exception(exc)}"
         ) from None

@@ -17,19 +17,16 @@ there is no final state to compare.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from agentic_eval.core.lazy import lazy_exports
 from agentic_eval.domains.packaged import PackagedDomain
-from agentic_eval.domains.process_mapping import answer_key
-from agentic_eval.domains.process_mapping.agents import AGENTS, MUTANTS
-from agentic_eval.domains.process_mapping.checks import CONTROLS_GATE_NAME, GATE_NAME, KIND_CHECKS
-from agentic_eval.domains.process_mapping.fixtures import (
-    LOADER,
-    ProcessFixtures,
-    load_fixtures,
-)
-from agentic_eval.domains.process_mapping.outputs import OUTPUT_MODELS
-from agentic_eval.domains.process_mapping.tools import TOOLS, ProcessEnv, make_env
-from agentic_eval.tasks import TaskKind
+
+if TYPE_CHECKING:
+    from agentic_eval.domains.process_mapping.checks import CONTROLS_GATE_NAME, GATE_NAME
+    from agentic_eval.domains.process_mapping.fixtures import ProcessFixtures, load_fixtures
+    from agentic_eval.domains.process_mapping.parts import KINDS
+    from agentic_eval.domains.process_mapping.tools import ProcessEnv
 
 __all__ = [
     "CONTROLS_GATE_NAME",
@@ -40,6 +37,20 @@ __all__ = [
     "ProcessFixtures",
     "load_fixtures",
 ]
+
+# The names besides DOMAIN load on first use (PEP 562): listing the domain imports none of them.
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "CONTROLS_GATE_NAME": ("agentic_eval.domains.process_mapping.checks", "CONTROLS_GATE_NAME"),
+        "GATE_NAME": ("agentic_eval.domains.process_mapping.checks", "GATE_NAME"),
+        "KINDS": ("agentic_eval.domains.process_mapping.parts", "KINDS"),
+        "ProcessEnv": ("agentic_eval.domains.process_mapping.tools", "ProcessEnv"),
+        "ProcessFixtures": ("agentic_eval.domains.process_mapping.fixtures", "ProcessFixtures"),
+        "load_fixtures": ("agentic_eval.domains.process_mapping.fixtures", "load_fixtures"),
+    },
+    globals(),
+)
 
 SYSTEM_PROMPT = """\
 You are a process-automation analyst. You map how business processes really run, from their \
@@ -58,24 +69,14 @@ it must be fixed first.
 """
 
 
-KINDS: dict[str, TaskKind] = {
-    kind: TaskKind(kind, model, KIND_CHECKS[kind]) for kind, model in OUTPUT_MODELS.items()
-}
-"""Each case kind: its answer schema and its checks."""
-
 DOMAIN: PackagedDomain[ProcessEnv, ProcessFixtures] = PackagedDomain(
     name="process_mapping",
     system_prompt=SYSTEM_PROMPT,
     description=(
         "Workflow mapping from event logs, automate-now / fix-first / keep-human, business case"
     ),
-    loader=LOADER,
-    build_cases=answer_key.build_cases,
-    make_env=lambda fx, case: make_env(fx),
-    tools=TOOLS,
-    kinds=KINDS,
-    agents=AGENTS,
-    mutants=MUTANTS,
+    parts="agentic_eval.domains.process_mapping.parts:PARTS",
+    fixture_file=Path(__file__).with_name("fixtures.json"),
     case_file=Path(__file__).with_name("cases.json"),
 )
 """The domain instance (entry point ``agentic_eval.domains: process_mapping``)."""

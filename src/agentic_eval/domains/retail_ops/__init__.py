@@ -9,22 +9,29 @@ or close a must-review exception that policy says a human must approve, without 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from agentic_eval.core.lazy import lazy_exports
 from agentic_eval.domains.packaged import PackagedDomain
-from agentic_eval.domains.retail_ops import answer_key
-from agentic_eval.domains.retail_ops.agents import AGENTS
-from agentic_eval.domains.retail_ops.checks import CHECKS
-from agentic_eval.domains.retail_ops.fixtures import (
-    LOADER,
-    RetailFixtures,
-    load_fixtures,
-)
-from agentic_eval.domains.retail_ops.mutants import MUTANTS
-from agentic_eval.domains.retail_ops.outputs import OUTPUT_MODELS
-from agentic_eval.domains.retail_ops.tools import TOOLS, RetailEnv, make_env
-from agentic_eval.tasks import TaskKind
 
-__all__ = ["DOMAIN", "RetailEnv", "RetailFixtures", "load_fixtures"]
+if TYPE_CHECKING:
+    from agentic_eval.domains.retail_ops.fixtures import RetailFixtures, load_fixtures
+    from agentic_eval.domains.retail_ops.parts import KINDS
+    from agentic_eval.domains.retail_ops.tools import RetailEnv
+
+__all__ = ["DOMAIN", "KINDS", "RetailEnv", "RetailFixtures", "load_fixtures"]
+
+# The names besides DOMAIN load on first use (PEP 562): listing the domain imports none of them.
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "KINDS": ("agentic_eval.domains.retail_ops.parts", "KINDS"),
+        "RetailEnv": ("agentic_eval.domains.retail_ops.tools", "RetailEnv"),
+        "RetailFixtures": ("agentic_eval.domains.retail_ops.fixtures", "RetailFixtures"),
+        "load_fixtures": ("agentic_eval.domains.retail_ops.fixtures", "load_fixtures"),
+    },
+    globals(),
+)
 
 SYSTEM_PROMPT = """\
 You are an accounts-payable agent for a grocery and household-goods retailer. You work on the \
@@ -57,25 +64,15 @@ a supplier.
 """
 
 
-KINDS: dict[str, TaskKind] = {
-    kind: TaskKind(kind, model, CHECKS) for kind, model in OUTPUT_MODELS.items()
-}
-"""Each case kind: its answer schema and the retail_ops checks."""
-
 DOMAIN: PackagedDomain[RetailEnv, RetailFixtures] = PackagedDomain(
     name="retail_ops",
     system_prompt=SYSTEM_PROMPT,
     description=(
         "Retail AP: 3-way match, exception triage, supplier chase, OTIF, deductions, approval gate"
     ),
-    loader=LOADER,
-    build_cases=answer_key.build_cases,
-    make_env=lambda fx, case: make_env(fx),
-    tools=TOOLS,
-    kinds=KINDS,
-    agents=AGENTS,
-    mutants=MUTANTS,
-    demos=("naive",),
+    parts="agentic_eval.domains.retail_ops.parts:PARTS",
+    fixture_file=Path(__file__).with_name("fixtures.json"),
     case_file=Path(__file__).with_name("cases.json"),
+    demos=("naive",),
 )
 """The domain instance (entry point ``agentic_eval.domains: retail_ops``)."""
