@@ -188,7 +188,7 @@ def show(
                 _echo(f"   agent: {cut(block['text'], 400)}")
             elif block["type"] == "tool_use":
                 _echo(f"   call {block['name']} {cut(canonical_json(block['input']), 300)}")
-    users = t.get("user_turns") or []
+    users: list[dict[str, Any]] = t.get("user_turns") or []
     last = _said(users[-1]) if users else ""
     if users and USER_STOP in last:
         _echo(f"\n-- the user ended the conversation\n   user: {cut(last, 400)}")
