@@ -57,6 +57,25 @@ class ToolReply:
     data: Any
     text: str
 
+    @classmethod
+    def read_on_use(cls, name: str, input: dict[str, Any], ok: bool, text: str) -> ToolReply:
+        """A reply whose ``data`` is parsed from ``text`` when first read: many agents read a
+        result's text only (or keep what they read of it by its text), so only those that
+        look pay for the parse."""
+        reply = cls.__new__(cls)
+        for attr, value in (("name", name), ("input", input), ("ok", ok), ("text", text)):
+            object.__setattr__(reply, attr, value)
+        return reply
+
+    def __getattr__(self, attr: str) -> Any:
+        # called only when normal lookup fails: ``data`` of a reply made by read_on_use,
+        # before it is first read
+        if attr != "data":
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {attr!r}")
+        data = _parse(self.text)
+        object.__setattr__(self, "data", data)
+        return data
+
 
 Action = Call | list[Call] | Submit
 ScriptedAgent = Callable[[AgentTask], Generator[Action, list[ToolReply], None]]
@@ -86,15 +105,8 @@ def _replies_by_turn(
         for result in message.tool_results():
             use = calls.get(result.tool_use_id)
             name, args = (use.name, use.input) if use else ("?", {})
-            replies.append(
-                ToolReply(
-                    name=name,
-                    input=args,
-                    ok=not result.is_error,
-                    data=_parse(result.content),
-                    text=result.content,
-                )
-            )
+            reply = ToolReply.read_on_use(name, args, not result.is_error, result.content)
+            replies.append(reply)
         turns.append(replies)
     return turns
 
