@@ -20,6 +20,7 @@ from typing import Any, cast
 from sqlalchemy import (
     Engine,
     Row,
+    Text,
     case,
     create_engine,
     event,
@@ -29,6 +30,7 @@ from sqlalchemy import (
     true,
     update,
 )
+from sqlalchemy import cast as cast_
 from sqlalchemy.engine import Connection, make_url
 
 from agentic_eval._version import __version__
@@ -411,8 +413,14 @@ class Store(HistoryRows):
 
     def sample_results(self, run_id: str) -> list[Row[Any]]:
         """A run's sample rows without their transcripts (every other :class:`EvalSample`
-        column, by name), by case id, then sample, then attempt: what finishing a run reads."""
-        cols = [c for c in EvalSample.__table__.columns if c.name != "transcript"]
+        column, by name; ``checks`` as its JSON text, ``checks_json``), by case id, then
+        sample, then attempt: what finishing a run reads (most rows repeat the same checks, so
+        the reader parses each distinct text once)."""
+        cols = [
+            cast_(c, Text).label("checks_json") if c.name == "checks" else c
+            for c in EvalSample.__table__.columns
+            if c.name != "transcript"
+        ]
         with self._begin("read the sample rows") as conn:
             stmt = (
                 select(*cols)
