@@ -13,6 +13,7 @@ import pytest
 
 from agentic_eval.backends.base import CallContext, ModelBackend, TransientBackendError
 from agentic_eval.backends.scripted import AgentTask, Call, ScriptedAgent, ScriptedBackend, Submit
+from agentic_eval.core import plaintext
 from agentic_eval.core.identifiers import canonical_iban, iban_checksum_ok, ibans_in
 from agentic_eval.core.model import ModelRequest, ModelResponse
 from agentic_eval.core.plaintext import plain_text
@@ -281,6 +282,13 @@ def test_every_spelling_of_an_iban_is_extracted_as_the_same_account(iban: str) -
     for written in _spellings(iban):
         assert canonical_iban(written) == iban, repr(written)
         assert ibans_in(f"Please pay to {written} from today.") == [iban], repr(written)
+
+
+def test_ascii_is_its_own_plain_text_by_the_whole_reading() -> None:
+    """plain_text returns ASCII text as it is: the per-character reading agrees."""
+    every = "".join(map(chr, range(128)))
+    assert plaintext._unicode_plain(every) == every == plain_text(every)
+    assert all(plaintext._unicode_plain(chr(i)) == chr(i) for i in range(128))
 
 
 def test_plain_text_is_idempotent_and_keeps_words() -> None:
