@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentic_eval.backends.base import BackendError, BackendInfo, CallContext, ModelBackend
-from agentic_eval.core.messages import Message, ToolUseBlock
-from agentic_eval.core.model import ModelRequest, ModelResponse, ToolSpec
+from agentic_eval.core.messages import Message, ToolUseBlock, trusted
+from agentic_eval.core.model import ModelRequest, ModelResponse, ToolSpec, Usage
 from agentic_eval.core.task import parse_task_inputs
 
 
@@ -111,6 +111,10 @@ def _replies_by_turn(
     return turns
 
 
+_NO_USAGE = Usage()
+"""A scripted agent's usage (frozen: one for every response)."""
+
+
 @dataclass
 class _Session:
     """A scripted agent's generator part-way through one conversation."""
@@ -155,7 +159,15 @@ class _Session:
                 ToolUseBlock(id=f"call_{turn}_{i}", name=c.name, input=c.input)
                 for i, c in enumerate(calls)
             ]
-        return ModelResponse(content=tuple(uses), stop_reason="tool_use", model=model)
+        if type(model) is not str:  # pragma: no cover - a request's model is a str
+            return ModelResponse(content=tuple(uses), stop_reason="tool_use", model=model)
+        # The blocks were just validated and the rest is fixed: what the constructor would
+        # build, without validating the blocks again (which costs more than making them).
+        return trusted(
+            ModelResponse,
+            {"content": tuple(uses), "stop_reason": "tool_use", "usage": _NO_USAGE, "model": model},
+            {"content", "stop_reason", "model"},  # usage left to its default
+        )
 
 
 def _start(agent: ScriptedAgent, request: ModelRequest) -> _Session:
