@@ -28,7 +28,12 @@ from agentic_eval.domains.base import Domain
 from agentic_eval.domains.registry import get_domain
 from agentic_eval.evaluation.confidence import CaseEpochs, PassHatK, upper_bound_gate
 from agentic_eval.evaluation.runner import CaseRun, produced_by, run_tasks
-from agentic_eval.evaluation.session import SessionResult, heartbeat_loop, stored_gate
+from agentic_eval.evaluation.session import (
+    SessionResult,
+    frozen_heap,
+    heartbeat_loop,
+    stored_gate,
+)
 from agentic_eval.evaluation.sinks import RunSink, StoreSink
 from agentic_eval.store.db import Store
 from agentic_eval.store.models import EvalRun
@@ -175,14 +180,16 @@ async def run_samples(
             await workflow_samples(store, run_id, plan, todo, backend, persist, should_stop)
         else:
             domain = get_domain(plan.suite)
-            await run_tasks(
-                _specs(domain, plan, todo),
-                backend,
-                plan.settings(),
-                concurrency=plan.concurrency,
-                on_case=persist,
-                should_stop=should_stop,
-            )
+            specs = _specs(domain, plan, todo)
+            with frozen_heap():  # as a session does: no full collection rescans the modules
+                await run_tasks(
+                    specs,
+                    backend,
+                    plan.settings(),
+                    concurrency=plan.concurrency,
+                    on_case=persist,
+                    should_stop=should_stop,
+                )
     except CorpusCaseGone as exc:
         raise BatchError(str(exc)) from None
     finally:
