@@ -454,17 +454,13 @@ class Store(HistoryRows):
         from sqlalchemy import tuple_
 
         cols = (EvalSample.case_id, EvalSample.sample, EvalSample.attempt)
-        found: set[tuple[str, int, int]] = set()
+        wanted = None if keys is None else list(dict.fromkeys(keys))
+        stmt = select(*cols).where(EvalSample.run_id == run_id)
+        if wanted is not None and len(wanted) <= 300:  # more: the run's keys, picked here
+            stmt = stmt.where(tuple_(*cols).in_(wanted))  # (cheaper than a query per 300)
         with self._begin("read the stored samples") as conn:
-            if keys is None:
-                stmt = select(*cols).where(EvalSample.run_id == run_id)
-                return {(c, s, a) for c, s, a in conn.execute(stmt)}
-            wanted = list(dict.fromkeys(keys))
-            for start in range(0, len(wanted), 300):
-                chunk = wanted[start : start + 300]
-                stmt = select(*cols).where(EvalSample.run_id == run_id, tuple_(*cols).in_(chunk))
-                found.update((c, s, a) for c, s, a in conn.execute(stmt))
-        return found
+            held = {(c, s, a) for c, s, a in conn.execute(stmt)}
+        return held if wanted is None else held.intersection(wanted)
 
     def sample_verdicts(self, run_ids: Iterable[str]) -> dict[str, list[SampleVerdict]]:
         """The outcome of every stored sample of these runs (no transcripts), by run id."""
