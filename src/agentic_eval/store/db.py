@@ -459,7 +459,7 @@ class Store(HistoryRows):
         if wanted is not None and len(wanted) <= 300:  # more: the run's keys, picked here
             stmt = stmt.where(tuple_(*cols).in_(wanted))  # (cheaper than a query per 300)
         with self._begin("read the stored samples") as conn:
-            held = {(c, s, a) for c, s, a in conn.execute(stmt)}
+            held = {(c, s, a) for c, s, a in conn.execute(stmt).all()}  # fetched at once
         return held if wanted is None else held.intersection(wanted)
 
     def sample_verdicts(self, run_ids: Iterable[str]) -> dict[str, list[SampleVerdict]]:
