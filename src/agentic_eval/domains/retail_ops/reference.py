@@ -205,10 +205,11 @@ class Notes:
 
     def promised_upto(self, line: ScheduleLine) -> int:
         """Cumulative units promised for the line's PO and SKU up to its date."""
+        po_id, sku, until = line.po_id, line.sku, line.promised_date
         return sum(
             s.promised_qty
             for s in self.schedule.values()
-            if (s.po_id, s.sku) == (line.po_id, line.sku) and s.promised_date <= line.promised_date
+            if s.po_id == po_id and s.sku == sku and s.promised_date <= until
         )
 
     def otif(self, line: ScheduleLine) -> bool:
