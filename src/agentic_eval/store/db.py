@@ -413,14 +413,10 @@ class Store(HistoryRows):
 
     def sample_results(self, run_id: str) -> list[Row[Any]]:
         """A run's sample rows without their transcripts (every other :class:`EvalSample`
-        column, by name; ``checks`` as its JSON text, ``checks_json``), by case id, then
-        sample, then attempt: what finishing a run reads (most rows repeat the same checks, so
-        the reader parses each distinct text once)."""
-        cols = [
-            cast_(c, Text).label("checks_json") if c.name == "checks" else c
-            for c in EvalSample.__table__.columns
-            if c.name != "transcript"
-        ]
+        column, by name; ``checks`` as its JSON text, ``checks_json``, which most rows repeat),
+        by case id, then sample, then attempt: what finishing a run reads."""
+        cols: list[Any] = [c for c in EvalSample.__table__.columns if c.name != "transcript"]
+        cols = [cast_(c, Text).label("checks_json") if c.name == "checks" else c for c in cols]
         with self._begin("read the sample rows") as conn:
             stmt = (
                 select(*cols)
