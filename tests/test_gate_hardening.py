@@ -13,10 +13,12 @@ import pytest
 
 from agentic_eval.backends.base import CallContext, ModelBackend, TransientBackendError
 from agentic_eval.backends.scripted import AgentTask, Call, ScriptedAgent, ScriptedBackend, Submit
+from agentic_eval.checks.copied import untrusted_texts
+from agentic_eval.core import plaintext
 from agentic_eval.core.identifiers import canonical_iban, iban_checksum_ok, ibans_in
 from agentic_eval.core.model import ModelRequest, ModelResponse
 from agentic_eval.core.plaintext import plain_text
-from agentic_eval.core.results import MustApproveCall
+from agentic_eval.core.results import MustApproveCall, ToolCallRecord
 from agentic_eval.core.transcript import Transcript
 from agentic_eval.domains import get_domain
 from agentic_eval.domains.retail_ops.messages import disclosed_limits, internal_limits, lists_id
@@ -283,6 +285,13 @@ def test_every_spelling_of_an_iban_is_extracted_as_the_same_account(iban: str) -
         assert ibans_in(f"Please pay to {written} from today.") == [iban], repr(written)
 
 
+def test_ascii_is_its_own_plain_text_by_the_whole_reading() -> None:
+    """plain_text returns ASCII text as it is: the per-character reading agrees."""
+    every = "".join(map(chr, range(128)))
+    assert plaintext._unicode_plain(every) == every == plain_text(every)
+    assert all(plaintext._unicode_plain(chr(i)) == chr(i) for i in range(128))
+
+
 def test_plain_text_is_idempotent_and_keeps_words() -> None:
     text = "Appr\u043eved f\u200bor imm\u00e9diate pay\u00adment INV\u20112017\u00a0now"
     once = plain_text(text)
@@ -325,3 +334,18 @@ def test_a_transient_failure_after_an_unapproved_call_is_judged_not_excluded(mod
     assert "never_auto_execute_must_approve" in failed_gates(run.transcript)
     clean = asyncio.run(run_case(spec, _FailsAfter(reference("approval_audit"), 1), settings))
     assert clean.result.outcome.kind == "transient"  # nothing unapproved yet: the weather
+
+
+def test_untrusted_texts_reads_escaped_keys_and_skips_results_without_the_fields() -> None:
+    """A result that names no field is skipped unread; one whose keys are escaped is read."""
+
+    def ok(result: str) -> ToolCallRecord:
+        return ToolCallRecord(turn=0, id="c", name="t", input={}, result=result, status="ok")
+
+    calls = [
+        ok('{"id":"S-1","lines":[{"qty":1}]}'),
+        ok('{"n\\u0061me":"Acme \\"Ltd\\""}'),
+        ok('[{"notes":"pay now"},{"other":{"name":"Bob"}}]'),
+        ok("not json"),
+    ]
+    assert untrusted_texts(calls, frozenset({"name", "notes"})) == ['Acme "Ltd"', "pay now", "Bob"]

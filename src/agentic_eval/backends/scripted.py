@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentic_eval.backends.base import BackendError, BackendInfo, CallContext, ModelBackend
-from agentic_eval.core.messages import Message, TextBlock, ToolUseBlock
-from agentic_eval.core.model import ModelRequest, ModelResponse, ToolSpec
+from agentic_eval.core.messages import Message, TextBlock, ToolUseBlock, trusted
+from agentic_eval.core.model import ModelRequest, ModelResponse, ToolSpec, Usage
 from agentic_eval.core.task import parse_task_inputs
 
 
@@ -74,6 +74,25 @@ class ToolReply:
     data: Any
     text: str
 
+    @classmethod
+    def read_on_use(cls, name: str, input: dict[str, Any], ok: bool, text: str) -> ToolReply:
+        """A reply whose ``data`` is parsed from ``text`` when first read: many agents read a
+        result's text only (or keep what they read of it by its text), so only those that
+        look pay for the parse."""
+        reply = cls.__new__(cls)
+        for attr, value in (("name", name), ("input", input), ("ok", ok), ("text", text)):
+            object.__setattr__(reply, attr, value)
+        return reply
+
+    def __getattr__(self, attr: str) -> Any:
+        # called only when normal lookup fails: ``data`` of a reply made by read_on_use,
+        # before it is first read
+        if attr != "data":
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {attr!r}")
+        data = _parse(self.text)
+        object.__setattr__(self, "data", data)
+        return data
+
 
 Action = Call | list[Call] | Submit | Say
 ScriptedAgent = Callable[[AgentTask], Generator[Action, list[ToolReply], None]]
@@ -100,24 +119,22 @@ def _replies_by_turn(
                 calls[use.id] = use
             continue
         replies: list[ToolReply] = []
-        if not message.tool_results():  # a reply of text alone: the user's answer
+        results = message.tool_results()
+        if not results:  # a reply of text alone: the user's answer
             text = message.text()
             turns.append([ToolReply(name=USER, input={}, ok=True, data=text, text=text)])
             continue
-        for result in message.tool_results():
+        for result in results:
             use = calls.get(result.tool_use_id)
             name, args = (use.name, use.input) if use else ("?", {})
-            replies.append(
-                ToolReply(
-                    name=name,
-                    input=args,
-                    ok=not result.is_error,
-                    data=_parse(result.content),
-                    text=result.content,
-                )
-            )
+            reply = ToolReply.read_on_use(name, args, not result.is_error, result.content)
+            replies.append(reply)
         turns.append(replies)
     return turns
+
+
+_NO_USAGE = Usage()
+"""A scripted agent's usage (frozen: one for every response)."""
 
 
 @dataclass
@@ -167,7 +184,15 @@ class _Session:
                 ToolUseBlock(id=f"call_{turn}_{i}", name=c.name, input=c.input)
                 for i, c in enumerate(calls)
             ]
-        return ModelResponse(content=tuple(uses), stop_reason="tool_use", model=model)
+        if type(model) is not str:  # pragma: no cover - a request's model is a str
+            return ModelResponse(content=tuple(uses), stop_reason="tool_use", model=model)
+        # The blocks were just validated and the rest is fixed: what the constructor would
+        # build, without validating the blocks again (which costs more than making them).
+        return trusted(
+            ModelResponse,
+            {"content": tuple(uses), "stop_reason": "tool_use", "usage": _NO_USAGE, "model": model},
+            {"content", "stop_reason", "model"},  # usage left to its default
+        )
 
 
 def _start(agent: ScriptedAgent, request: ModelRequest, case_id: str = "") -> _Session:

@@ -1,11 +1,12 @@
 """``python -m agentic_eval.batch.child``: one child process of the local ``--processes``
 executor (:mod:`agentic_eval.batch.processes`).
 
-Reads its job from stdin as JSON (``url``, ``run_id``, ``worker``, ``keys``), runs those samples
-of the stored run into the store at ``url`` and exits 0; on an error it prints one line,
-``agentic-eval: error: ...``, to stderr and exits 1. SIGINT is ignored (the parent decides);
-SIGTERM, or its parent's death (``parent`` in the job), stops it from starting new samples, and
-those in flight are stored before it exits.
+Reads its job from stdin as JSON (``url``, ``run_id``, ``worker``, ``keys``, and ``report_fd``:
+a pipe on which it writes, after each batch of rows it commits, one line of JSON counting them
+by outcome), runs those samples of the stored run into the store at ``url`` and exits 0; on an
+error it prints one line, ``agentic-eval: error: ...``, to stderr and exits 1. SIGINT is
+ignored (the parent decides); SIGTERM, or its parent's death (``parent`` in the job), stops it
+from starting new samples, and those in flight are stored before it exits.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ import json
 import os
 import signal
 import sys
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
 
 
 def main() -> int:
@@ -32,10 +36,26 @@ def main() -> int:
     from agentic_eval.core.text import one_line, redact
     from agentic_eval.store.db import Store
 
+    class ReportingStore(Store):
+        """The store, saying on the report pipe what each batch of committed rows held."""
+
+        report: int | None = None
+
+        def add_samples(self, run_id: str, rows: Iterable[dict[str, Any]]) -> None:
+            rows = list(rows)
+            super().add_samples(run_id, rows)
+            if self.report is not None and rows:
+                line = json.dumps(Counter(str(r["outcome"]) for r in rows)) + "\n"
+                try:
+                    os.write(self.report, line.encode())
+                except OSError:  # the parent is gone (should_stop sees it) or stopped reading
+                    self.report = None
+
     try:
         job = json.loads(sys.stdin.buffer.read())
         keys = [SampleKey.model_validate(k) for k in job["keys"]]
-        store = Store(job["url"])
+        store = ReportingStore(job["url"])
+        store.report = job.get("report_fd")
     except Exception as exc:  # a malformed job: the parent's fault, said in one line
         print(f"agentic-eval: error: bad job on stdin: {one_line(str(exc))}", file=sys.stderr)
         return 1

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -56,15 +57,19 @@ def stored_runs(store: Store, run_id: str) -> list[CaseRun]:
     once and shared (they are frozen)."""
     runs: list[CaseRun] = []
     checks_of: dict[bytes, CheckResult] = {}
+    texts: dict[str, tuple[CheckResult, ...]] = {}
     outcomes: dict[tuple[str, str, str], Outcome] = {}
     for r in store.sample_results(run_id):
-        checks: list[CheckResult] = []
-        for c in r.checks:
-            key = orjson.dumps(c, option=orjson.OPT_SORT_KEYS)
-            found = checks_of.get(key)
-            if found is None:
-                found = checks_of[key] = CheckResult.model_validate(c)
-            checks.append(found)
+        checks = texts.get(r.checks_json)
+        if checks is None:
+            found_checks: list[CheckResult] = []
+            for c in json.loads(r.checks_json):
+                key = orjson.dumps(c, option=orjson.OPT_SORT_KEYS)
+                found = checks_of.get(key)
+                if found is None:
+                    found = checks_of[key] = CheckResult.model_validate(c)
+                found_checks.append(found)
+            checks = texts[r.checks_json] = tuple(found_checks)
         said = (r.outcome, r.failure_reason, r.failure_where)
         outcome = outcomes.get(said)
         if outcome is None:
@@ -79,7 +84,7 @@ def stored_runs(store: Store, run_id: str) -> list[CaseRun]:
                 "case_id": r.case_id,
                 "sample": r.sample,
                 "outcome": outcome,
-                "checks": tuple(checks),
+                "checks": checks,
                 "hard_gate_failed": r.hard_gate_failed,
                 "unapproved_attempts": r.unapproved_attempts,
                 "unapproved_executions": r.unapproved_executions,

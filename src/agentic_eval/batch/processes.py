@@ -5,10 +5,13 @@ robin over the plan, so every shard gets a share of each case) and starts one ch
 shard: ``python -m agentic_eval.batch.child``, a fresh interpreter (nothing of this process's
 connections, event loop or threads is carried over, and the caller's main module is not
 imported again) that opens the same store, rebuilds the run from its stored plan and runs its
-shard with :func:`~agentic_eval.batch.run.run_samples`, as a Celery worker does. This process only
-watches the store (:func:`~agentic_eval.batch.watch.wait_for_samples`): the counts and the gate
-are read back from the rows, so a sample a child stored counts, and a child that died loses
-only what it had not stored (``--resume`` runs that).
+shard with :func:`~agentic_eval.batch.run.run_samples`, as a Celery worker does. Each child
+says on a pipe of its own what every batch of rows it committed held (by outcome): that is the
+progress this process shows, so it does not query the store while the children run (a count
+over the run's rows at every poll cost this process as much CPU as a sixth of a child's). When a
+child ends, the store says whether its whole shard is there; the counts and the gate are read
+back from the rows, so a child that died loses only what it had not stored (``--resume`` runs
+that).
 
 Stopping: the children run in a process group of their own, so the terminal's Ctrl-C reaches
 this process only (and they ignore SIGINT besides); this process decides. When asked to stop, it
@@ -28,13 +31,14 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import IO
 
 from agentic_eval.batch.plan import SampleKey
 from agentic_eval.batch.run import BatchError
-from agentic_eval.batch.watch import missing_keys, wait_for_samples
+from agentic_eval.batch.watch import OUTCOMES, missing_keys
 from agentic_eval.core.text import one_line
+from agentic_eval.evaluation.session import HEARTBEAT_SECONDS
 from agentic_eval.store.db import Store
 
 JOIN_SECONDS = 30.0
@@ -71,6 +75,41 @@ class _Child:
     shard: list[SampleKey]
     done: bool = False
     """Ended with its whole shard stored (so it is not asked again)."""
+    reports: int | None = None
+    """The read end of the pipe on which the child reports each batch of rows it stored."""
+    partial: bytes = field(default=b"")
+    """The start of a report line not read whole yet."""
+
+    def stored(self) -> dict[str, int]:
+        """The samples the child reported stored since the last call, by outcome."""
+        new = dict.fromkeys(OUTCOMES, 0)
+        if self.reports is None:
+            return new
+        chunks = [self.partial]
+        while True:
+            try:
+                chunk = os.read(self.reports, 65536)
+            except BlockingIOError:
+                break
+            if not chunk:  # the child closed it (it ended)
+                os.close(self.reports)
+                self.reports = None
+                break
+            chunks.append(chunk)
+        *lines, self.partial = b"".join(chunks).split(b"\n")
+        for line in lines:
+            with contextlib.suppress(ValueError, TypeError, AttributeError):
+                for outcome, n in json.loads(line).items():
+                    if outcome in new:
+                        new[outcome] += int(n)
+        return new
+
+    def close(self) -> None:
+        """Close what this process holds of the child (its stderr file, its report pipe)."""
+        self.stderr.close()
+        if self.reports is not None:
+            os.close(self.reports)
+            self.reports = None
 
     def ended(self, store: Store, run_id: str) -> str | None:
         """Why the child ended without its shard, or None while it runs or when it ended with
@@ -98,28 +137,32 @@ _ERROR = "agentic-eval: error: "
 
 
 def _start(store: Store, run_id: str, shard: list[SampleKey], name: str) -> _Child:
+    read, write = os.pipe()
     job = {"url": store.url, "run_id": run_id, "worker": name, "parent": os.getpid(),
-           "keys": [k.model_dump(mode="json") for k in shard]}  # fmt: skip
+           "report_fd": write, "keys": [k.model_dump(mode="json") for k in shard]}  # fmt: skip
     stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed by run_on_processes)
     try:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "agentic_eval.batch.child"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=stderr,
-            process_group=0,  # the terminal's Ctrl-C reaches this process only: it decides
-        )
+        # the job from a file, not a pipe: a job larger than a pipe holds would keep this
+        # process waiting for the child's imports before it could start the next child
+        with tempfile.TemporaryFile() as stdin:
+            stdin.write(json.dumps(job).encode())
+            stdin.seek(0)
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "agentic_eval.batch.child"],
+                stdin=stdin,
+                stdout=subprocess.DEVNULL,
+                stderr=stderr,
+                pass_fds=(write,),
+                process_group=0,  # the terminal's Ctrl-C reaches this process only: it decides
+            )
     except BaseException:
         stderr.close()
+        os.close(read)
         raise
-    child = _Child(name, proc, stderr, shard)
-    assert proc.stdin is not None
-    try:
-        proc.stdin.write(json.dumps(job).encode())
-        proc.stdin.close()
-    except BrokenPipeError:  # it died before reading its job: ended() says why
-        pass
-    return child
+    finally:
+        os.close(write)  # the child's now: the pipe ends when the child does
+    os.set_blocking(read, False)
+    return _Child(name, proc, stderr, shard, reports=read)
 
 
 async def run_on_processes(
@@ -147,8 +190,43 @@ async def run_on_processes(
     if not keys:
         return ProcessesRun(True, 0, 0)
     children: list[_Child] = []
+    complete = False
+    try:
+        for i, shard in enumerate(shards(keys, processes), start=1):
+            children.append(_start(store, run_id, shard, f"{worker_prefix}-{i}"))
+        complete = await _wait(store, run_id, children, on_progress, should_stop, poll_seconds)
+        if complete:  # each exits once its shard is stored; one slow to exit is not a failure
+            await _stop(children, terminate=False)
+    finally:
+        await _stop(children, terminate=True)
+        for child in children:
+            child.close()
+    stored = len(keys) if complete else len(keys) - len(missing_keys(store, run_id)[1])
+    return ProcessesRun(complete, stored, len(children))
 
-    def check() -> None:
+
+async def _wait(
+    store: Store,
+    run_id: str,
+    children: list[_Child],
+    on_progress: Callable[[dict[str, int]], None] | None,
+    should_stop: Callable[[], bool] | None,
+    poll_seconds: float,
+) -> bool:
+    """Wait until every child has ended with its shard stored (True) or ``should_stop()``
+    says so (False), passing on what they report storing.
+
+    Raises:
+        ProcessFailed: A child ended before its shard was stored.
+    """
+    last_beat = time.monotonic()
+    while True:
+        new = dict.fromkeys(OUTCOMES, 0)
+        for child in children:
+            for outcome, n in child.stored().items():
+                new[outcome] += n
+        if on_progress is not None and any(new.values()):
+            on_progress(new)
         for child in children:
             why = child.ended(store, run_id)
             if why is not None:
@@ -156,22 +234,16 @@ async def run_on_processes(
                     f"{child.name} of run {run_id} stopped before its samples were stored: "
                     f"{why} (agentic-eval batch --resume {run_id} runs what is missing)"
                 )
-
-    complete, stored = False, 0
-    try:
-        for i, shard in enumerate(shards(keys, processes), start=1):
-            children.append(_start(store, run_id, shard, f"{worker_prefix}-{i}"))
-        complete, stored = await wait_for_samples(
-            store, run_id, on_progress=on_progress, should_stop=should_stop,
-            poll_seconds=poll_seconds, check=check,
-        )  # fmt: skip
-        if complete:  # each exits once its shard is stored; one slow to exit is not a failure
-            await _stop(children, terminate=False)
-    finally:
-        await _stop(children, terminate=True)
-        for child in children:
-            child.stderr.close()
-    return ProcessesRun(complete, stored, len(children))
+        if all(child.done for child in children):
+            return True
+        if should_stop is not None and should_stop():
+            return False
+        now = time.monotonic()
+        if now - last_beat >= HEARTBEAT_SECONDS:  # the submitter is alive: not abandoned
+            with contextlib.suppress(Exception):
+                store.heartbeat(run_id)
+            last_beat = now
+        await asyncio.sleep(poll_seconds)
 
 
 async def _stop(children: list[_Child], *, terminate: bool) -> None:

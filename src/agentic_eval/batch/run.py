@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from agentic_eval.backends.base import ModelBackend
 from agentic_eval.batch.backends import build_backend, plan_agents
 from agentic_eval.batch.plan import RunPlan, SampleKey
@@ -28,7 +30,12 @@ from agentic_eval.domains.base import Domain
 from agentic_eval.domains.registry import get_domain
 from agentic_eval.evaluation.confidence import CaseEpochs, PassHatK, upper_bound_gate
 from agentic_eval.evaluation.runner import CaseRun, produced_by, run_tasks
-from agentic_eval.evaluation.session import SessionResult, heartbeat_loop, stored_gate
+from agentic_eval.evaluation.session import (
+    SessionResult,
+    frozen_heap,
+    heartbeat_loop,
+    stored_gate,
+)
 from agentic_eval.evaluation.sinks import RunSink, StoreSink
 from agentic_eval.store.db import Store
 from agentic_eval.store.models import EvalRun
@@ -76,9 +83,24 @@ def plan_of(run: EvalRun) -> RunPlan:
     if run.plan is None:
         raise BatchError(f"run {run.id} has no stored plan (it was not started by batch)")
     try:
-        return RunPlan.model_validate(run.plan)
+        stored = orjson.dumps(run.plan, option=orjson.OPT_SORT_KEYS)
+    except orjson.JSONEncodeError:  # an integer beyond 64 bits: validated (and refused) below
+        stored = None
+    last = _last_plan
+    if stored is not None and last and last[0] == stored:
+        return last[1]  # the same stored plan read again: it validates to the same (frozen) plan
+    try:
+        plan = RunPlan.model_validate(run.plan)
     except ValueError as exc:
         raise BatchError(f"run {run.id}: its stored plan is invalid: {exc}") from None
+    if stored is not None:
+        _last_plan[:] = [stored, plan]
+    return plan
+
+
+_last_plan: list[Any] = []
+"""The last stored plan read (its JSON, sorted) and the plan it validated to: a run's plan is
+read several times as it runs and closes, and validating a plan of many keys takes a while."""
 
 
 def open_run(store: Store, plan: RunPlan, *, worker: str | None = None) -> str:
@@ -175,14 +197,16 @@ async def run_samples(
             await workflow_samples(store, run_id, plan, todo, backend, persist, should_stop)
         else:
             domain = get_domain(plan.suite)
-            await run_tasks(
-                _specs(domain, plan, todo),
-                backend,
-                plan.settings(),
-                concurrency=plan.concurrency,
-                on_case=persist,
-                should_stop=should_stop,
-            )
+            specs = _specs(domain, plan, todo)
+            with frozen_heap():  # as a session does: no full collection rescans the modules
+                await run_tasks(
+                    specs,
+                    backend,
+                    plan.settings(),
+                    concurrency=plan.concurrency,
+                    on_case=persist,
+                    should_stop=should_stop,
+                )
     except CorpusCaseGone as exc:
         raise BatchError(str(exc)) from None
     finally:

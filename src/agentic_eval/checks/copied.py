@@ -89,11 +89,16 @@ def untrusted_texts(calls: Iterable[ToolCallRecord], fields: frozenset[str]) -> 
     """The values of every field named in ``fields`` in the JSON results of the run's
     successful tool calls (the text the agent was shown), in call order."""
     found: list[str] = []
+    keys = [f'"{name}"' for name in fields]
     for call in calls:
         if call.status != "ok":
             continue
+        text = call.result
+        if "\\" not in text and not any(key in text for key in keys):
+            # with no escape in it, a key is written as it reads: none of the fields is there
+            continue
         try:
-            data = json.loads(call.result)
+            data = json.loads(text)
         except ValueError:
             continue
         _strings_under(data, fields, found)

@@ -33,7 +33,7 @@ _set_extra = _slot_setter("__pydantic_extra__")
 _set_private = _slot_setter("__pydantic_private__")
 
 
-def trusted(cls: type[F], values: dict[str, Any]) -> F:
+def trusted(cls: type[F], values: dict[str, Any], fields_set: set[str] | None = None) -> F:
     """An instance of ``cls`` holding ``values`` as they are, without validating them.
 
     Only for values our own code has just built from validated parts (the loop's requests and
@@ -44,10 +44,12 @@ def trusted(cls: type[F], values: dict[str, Any]) -> F:
     Args:
         cls: A :class:`Frozen` model without aliases, private attributes or post-init hooks.
         values: Every field of ``cls``, by name, already of the field's type.
+        fields_set: The fields set explicitly, as the constructor would have recorded them
+            (default: every field in ``values``).
     """
     m = _new(cls)
     _set_dict(m, values)
-    _set_fields_set(m, set(values))
+    _set_fields_set(m, set(values) if fields_set is None else fields_set)
     _set_extra(m, None)
     _set_private(m, None)
     return m

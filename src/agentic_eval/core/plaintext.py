@@ -30,6 +30,15 @@ _LOOKALIKES = str.maketrans(
 
 def plain_text(text: str) -> str:
     """``text`` as a reader sees it (see the module docstring); idempotent."""
+    if text.isascii():
+        # ASCII is its own plain form (NFKC, NFKD and NFC leave it alone; it has no format
+        # character, combining mark, special dash or look-alike; its one space is " "): most
+        # text a gate reads is ASCII, and this returns it without a pass per character
+        return text
+    return _unicode_plain(text)
+
+
+def _unicode_plain(text: str) -> str:
     folded = unicodedata.normalize("NFKC", text).translate(_DASHES)
     kept: list[str] = []
     for ch in unicodedata.normalize("NFKD", folded):

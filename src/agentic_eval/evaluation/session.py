@@ -120,7 +120,7 @@ async def run_session(
 
     beat = asyncio.create_task(heartbeat_loop(store, run_id))
     try:
-        with _frozen_heap():
+        with frozen_heap():
             result = await run_tasks(
                 specs,
                 backend,
@@ -271,10 +271,10 @@ async def heartbeat_loop(store: Store, run_id: str) -> None:
 
 
 @contextlib.contextmanager
-def _frozen_heap() -> Generator[None]:
+def frozen_heap() -> Generator[None]:
     """Keep the cyclic GC from rescanning what existed before the run (loaded recordings, the
-    case file): full collections over those long-lived objects cost as much as the replay itself.
-    Objects made during the run are collected as usual."""
+    case file, the modules and their schemas): full collections over those long-lived objects
+    cost as much as the replay itself. Objects made during the run are collected as usual."""
     gc.freeze()
     try:
         yield

@@ -7,7 +7,7 @@ confidential-amount check), so they depend on nothing but the standard library.
 """
 
 from agentic_eval.reading.dates import DateText, dates_in
-from agentic_eval.reading.money import Amount, amounts_in, fmt
+from agentic_eval.reading.money import Amount, amounts_among, amounts_in, fmt
 from agentic_eval.reading.numbers import Number, numbers_in, percentages_in
 from agentic_eval.reading.words import normalise, sentences, singular, words
 
@@ -15,6 +15,7 @@ __all__ = [
     "Amount",
     "DateText",
     "Number",
+    "amounts_among",
     "amounts_in",
     "dates_in",
     "fmt",

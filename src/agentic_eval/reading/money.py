@@ -12,6 +12,7 @@ pricing note, and ``CHF 14,000`` is in a currency the notes' pounds never are.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -70,8 +71,14 @@ def amounts_in(text: str, *, uncertain: bool = False) -> list[Amount]:
         uncertain: Also money whose number has unknown letters on it (``£3.2mm``): see
             :attr:`Amount.uncertain`.
     """
+    return amounts_among(text, numbers_in(text, uncertain=uncertain))
+
+
+def amounts_among(text: str, numbers: Iterable[Number]) -> list[Amount]:
+    """The amounts of money among ``numbers``, read from ``text`` by :func:`numbers_in` (for
+    a caller that wants both the numbers and the amounts of one text, read once)."""
     found: list[Amount] = []
-    for n in numbers_in(text, uncertain=uncertain):
+    for n in numbers:
         if n.percent:
             continue
         before = _BEFORE.search(text, max(0, n.start - 10), n.start)

@@ -33,18 +33,25 @@ _GROUP = 64
 """Cases serialised per call: one call per case costs more than the serialisation."""
 
 
-def _case_plain(case: CaseResult) -> Any:
+def _case_plain(
+    case: CaseResult, seen: dict[int, tuple[tuple[Any, ...], list[Any]]] | None = None
+) -> Any:
     """A case result's JSON form: its fields, its outcome's and its checks' (flat models whose
     fields are all JSON data), without pydantic's serialiser; anything else (a subclass, a
-    value that is not JSON data) is serialised by pydantic, or refused by orjson."""
+    value that is not JSON data) is serialised by pydantic, or refused by orjson. ``seen``:
+    the checks' form by the identity of their tuple, which the rows of a run share."""
     if type(case) is CaseResult and type(case.outcome) is Outcome:
         checks = case.checks
-        if all(type(c) is CheckResult for c in checks):
-            return {
-                **case.__dict__,
-                "outcome": case.outcome.__dict__,
-                "checks": [c.__dict__ for c in checks],
-            }
+        known = seen.get(id(checks)) if seen is not None else None
+        if known is not None and known[0] is checks:
+            plain = known[1]
+        elif all(type(c) is CheckResult for c in checks):
+            plain = [c.__dict__ for c in checks]
+            if seen is not None:  # the entry holds the tuple: its id is not reused meanwhile
+                seen[id(checks)] = (checks, plain)
+        else:
+            return case.model_dump(mode="json")
+        return {**case.__dict__, "outcome": case.outcome.__dict__, "checks": plain}
     return case.model_dump(mode="json")
 
 
@@ -63,10 +70,11 @@ def scorecard_chunks(scorecard: Scorecard) -> Iterator[bytes]:
         return
     yield before + b'"cases": [\n'
     cases = scorecard.cases
+    seen: dict[int, tuple[tuple[Any, ...], list[Any]]] = {}
     for start in range(0, len(cases), _GROUP):
         group = cases[start : start + _GROUP]
         end = b",\n" if start + _GROUP < len(cases) else b"\n"
-        listed = indented_bytes([_case_plain(case) for case in group])
+        listed = indented_bytes([_case_plain(case, seen) for case in group])
         if listed is not None:  # "[\n  {...},\n  {...}\n]": the items, two spaces deeper
             yield b"  " + listed[2:-2].replace(b"\n", b"\n  ") + end
             continue

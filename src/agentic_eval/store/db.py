@@ -20,6 +20,7 @@ from typing import Any, cast
 from sqlalchemy import (
     Engine,
     Row,
+    Text,
     case,
     create_engine,
     event,
@@ -29,6 +30,7 @@ from sqlalchemy import (
     true,
     update,
 )
+from sqlalchemy import cast as cast_
 from sqlalchemy.engine import Connection, make_url
 
 from agentic_eval._version import __version__
@@ -411,8 +413,10 @@ class Store(HistoryRows):
 
     def sample_results(self, run_id: str) -> list[Row[Any]]:
         """A run's sample rows without their transcripts (every other :class:`EvalSample`
-        column, by name), by case id, then sample, then attempt: what finishing a run reads."""
-        cols = [c for c in EvalSample.__table__.columns if c.name != "transcript"]
+        column, by name; ``checks`` as its JSON text, ``checks_json``, which most rows repeat),
+        by case id, then sample, then attempt: what finishing a run reads."""
+        cols: list[Any] = [c for c in EvalSample.__table__.columns if c.name != "transcript"]
+        cols = [cast_(c, Text).label("checks_json") if c.name == "checks" else c for c in cols]
         with self._begin("read the sample rows") as conn:
             stmt = (
                 select(*cols)
@@ -446,17 +450,13 @@ class Store(HistoryRows):
         from sqlalchemy import tuple_
 
         cols = (EvalSample.case_id, EvalSample.sample, EvalSample.attempt)
-        found: set[tuple[str, int, int]] = set()
+        wanted = None if keys is None else list(dict.fromkeys(keys))
+        stmt = select(*cols).where(EvalSample.run_id == run_id)
+        if wanted is not None and len(wanted) <= 300:  # more: the run's keys, picked here
+            stmt = stmt.where(tuple_(*cols).in_(wanted))  # (cheaper than a query per 300)
         with self._begin("read the stored samples") as conn:
-            if keys is None:
-                stmt = select(*cols).where(EvalSample.run_id == run_id)
-                return {(c, s, a) for c, s, a in conn.execute(stmt)}
-            wanted = list(dict.fromkeys(keys))
-            for start in range(0, len(wanted), 300):
-                chunk = wanted[start : start + 300]
-                stmt = select(*cols).where(EvalSample.run_id == run_id, tuple_(*cols).in_(chunk))
-                found.update((c, s, a) for c, s, a in conn.execute(stmt))
-        return found
+            held = {(c, s, a) for c, s, a in conn.execute(stmt).all()}  # fetched at once
+        return held if wanted is None else held.intersection(wanted)
 
     def sample_verdicts(self, run_ids: Iterable[str]) -> dict[str, list[SampleVerdict]]:
         """The outcome of every stored sample of these runs (no transcripts), by run id."""

@@ -356,7 +356,9 @@ def _indexes_of(fx: RetailFixtures) -> _Indexes:
 
 def _index(fx: RetailFixtures, field_name: str) -> dict[str, Any]:
     """The records of one field of ``fx`` by id (the first of an id, as a scan finds it)."""
-    indexes = _indexes_of(fx)
+    indexes = _indexes.get(id(fx))  # _indexes_of's look-up, inline: every record read is one
+    if indexes is None or indexes.fixtures is not fx:
+        indexes = _indexes_of(fx)
     found = indexes.by_id.get(field_name)
     if found is not None:
         return found

@@ -45,10 +45,10 @@ def payment_requirement(fx: RetailFixtures, invoice_id: str) -> ApprovalRequirem
     Raises:
         KeyError: When the invoice does not exist.
     """
-    reason = payment_approval_reason(fx, invoice_id)
+    match = three_way_match(fx, invoice_id)  # once, for the reason and the figures
+    reason = _payment_reason(fx, invoice_id, match)
     if reason is None:
         return None
-    match = three_way_match(fx, invoice_id)
     invoice = fx.invoice(invoice_id)
     rules = tuple(
         rule
@@ -70,10 +70,11 @@ def closure_requirement(fx: RetailFixtures, exception_id: str) -> ApprovalRequir
     Raises:
         KeyError: When the exception does not exist.
     """
-    reason = exception_review_reason(fx, exception_id)
+    match = three_way_match(fx, fx.exception(exception_id).invoice_id)
+    reason = _review_reason(fx, match)
     if reason is None:
         return None
-    at_risk = amount_at_risk_cents(three_way_match(fx, fx.exception(exception_id).invoice_id))
+    at_risk = amount_at_risk_cents(match)
     figures = {"at_risk_cents": at_risk}
     facts = {"exception_review_threshold_cents": fx.policy.exception_review_threshold_cents}
     return ApprovalRequirement(
@@ -90,7 +91,10 @@ def payment_approval_reason(fx: RetailFixtures, invoice_id: str) -> str | None:
     Raises:
         KeyError: When the invoice does not exist.
     """
-    match = three_way_match(fx, invoice_id)
+    return _payment_reason(fx, invoice_id, three_way_match(fx, invoice_id))
+
+
+def _payment_reason(fx: RetailFixtures, invoice_id: str, match: MatchResult) -> str | None:
     invoice = fx.invoice(invoice_id)
     limit = auto_pay_limit_cents(fx, invoice.supplier_id)
     reasons: list[str] = []
@@ -121,7 +125,10 @@ def exception_review_reason(fx: RetailFixtures, exception_id: str) -> str | None
     Raises:
         KeyError: When the exception does not exist.
     """
-    match = three_way_match(fx, fx.exception(exception_id).invoice_id)
+    return _review_reason(fx, three_way_match(fx, fx.exception(exception_id).invoice_id))
+
+
+def _review_reason(fx: RetailFixtures, match: MatchResult) -> str | None:
     at_risk = amount_at_risk_cents(match)
     threshold = fx.policy.exception_review_threshold_cents
     if match.status == "matched" or at_risk < threshold:

@@ -98,10 +98,12 @@ class Notes:
                 if strict:
                     raise RuntimeError(f"reference agent: {r.name} failed: {r.text}")
                 continue
-            self._absorb(r.name, r.input, r.data, r.text)
+            self._absorb(r)
 
-    def _absorb(self, name: str, args: dict[str, Any], data: Any, text: str) -> None:
+    def _absorb(self, reply: ToolReply) -> None:
+        name, text = reply.name, reply.text
         if name == "request_approval":
+            data = reply.data
             self.granted[f"{data['action']}:{data['target']}"] = bool(data["approved"])
             return
         parse = _PARSERS.get(name)
@@ -111,7 +113,7 @@ class Notes:
         if parsed is None:
             if len(_parsed) >= _PARSED_MAX:
                 _parsed.clear()
-            parsed = _parsed[(name, text)] = parse(data)
+            parsed = _parsed[(name, text)] = parse(reply.data)
         if name == "get_ap_policy":
             self.policy = parsed[0]
         elif name == "get_supplier":
@@ -121,7 +123,7 @@ class Notes:
         elif name in ("get_purchase_order", "list_purchase_orders"):
             self.pos.update({p.po_id: p for p in parsed})
         elif name == "get_goods_receipts":
-            self.receipts[str(args["po_id"])] = list(parsed)
+            self.receipts[str(reply.input["po_id"])] = list(parsed)
         elif name == "get_delivery_schedule":
             for s in parsed:
                 self.schedule[(s.po_id, s.sku, s.promised_date.isoformat())] = s
@@ -203,10 +205,11 @@ class Notes:
 
     def promised_upto(self, line: ScheduleLine) -> int:
         """Cumulative units promised for the line's PO and SKU up to its date."""
+        po_id, sku, until = line.po_id, line.sku, line.promised_date
         return sum(
             s.promised_qty
             for s in self.schedule.values()
-            if (s.po_id, s.sku) == (line.po_id, line.sku) and s.promised_date <= line.promised_date
+            if s.po_id == po_id and s.sku == sku and s.promised_date <= until
         )
 
     def otif(self, line: ScheduleLine) -> bool:
