@@ -32,6 +32,12 @@ def _child(mode: str, epochs: int, work: Path) -> None:
     from batch_bench import _batch, _floor, _plan
 
     plan = _plan(epochs)
+    # The store sink flushes every 200 rows or every 0.5 s: a real run (1,000 samples/s) flushes
+    # by count, one slowed ~50x under callgrind would flush by age every few samples, counting
+    # commits a real run does not make (and varying with the machine's load). By count only.
+    from agentic_eval.evaluation import persist
+
+    persist.SampleBuffer.__init__.__defaults__ = (200, float("inf"))
     if mode == "floor":
         _floor(plan)
         return
@@ -44,8 +50,7 @@ def _child(mode: str, epochs: int, work: Path) -> None:
 def _instructions(mode: str, epochs: int, work: Path) -> int:
     out = work / f"callgrind-{mode}-{epochs}.out"
     # A fixed hash seed: string hashing sets dict and set layouts, which move the count by a
-    # few per cent from one process to the next. (The store's flush by age still moves it a
-    # little: a slower run flushes more often.)
+    # few per cent from one process to the next.
     env = {**os.environ, "PYTHONHASHSEED": "0"}
     me = [sys.executable, __file__, "--child", mode, str(epochs), str(work)]
     subprocess.run(

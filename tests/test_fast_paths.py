@@ -18,7 +18,8 @@ import pytest
 from sqlalchemy import select
 
 from agentic_eval.agent.loop import _results_json  # pyright: ignore[reportPrivateUsage]
-from agentic_eval.core.canonical import canonical_bytes
+from agentic_eval.core import model as model_module
+from agentic_eval.core.canonical import canonical_bytes, canonical_json
 from agentic_eval.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from agentic_eval.core.model import (
     ModelRequest,
@@ -171,6 +172,38 @@ def test_incremental_request_keys_equal_canonical_keys_across_suites() -> None:
             keys.add(builder.key())
     # 0 is the request's 0.0 and the last suite repeats the first; -0.0 is a suite of its own
     assert len(keys) == 3 * 5
+
+
+def test_request_keys_remembered_per_conversation_equal_canonical_keys(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A key is remembered by the digest of the bytes before the tool list: the same
+    # conversation in a second sample gets it back, one that differs anywhere gets its own,
+    # and a full memo starts again; every key equals the request's own.
+    monkeypatch.setattr(model_module, "MAX_KEYS", 3)
+    tools = (ToolSpec(name="a", description=AWKWARD, input_schema={"type": "object"}),)
+    task = Message(role="user", content=(TextBlock(text="task"),))
+    call = Message(
+        role="assistant", content=(ToolUseBlock(id="1", name="a", input={"x": AWKWARD}),)
+    )
+    seen: dict[tuple[str, ...], str] = {}
+    for sample in range(3):
+        for result in ("r", "s", "r,", AWKWARD):
+            reply = Message(
+                role="user", content=(ToolResultBlock(tool_use_id="1", content=result),)
+            )
+            builder = RequestKeyBuilder("m", "sys", tools, 64, 0.0)
+            for i, message in enumerate((task, call, reply)):
+                builder.append(message)
+                request = ModelRequest(
+                    model="m", system="sys", messages=(task, call, reply)[: i + 1],
+                    tools=tools, max_tokens=64,
+                )  # fmt: skip
+                key = builder.key()
+                assert key == request.key(), (sample, result, i)
+                said = tuple(canonical_json(m) for m in request.messages)
+                assert seen.setdefault(said, key) == key
+    assert len(set(seen.values())) == len(seen) == 2 + 4
 
 
 def _row(i: int, **changes: Any) -> dict[str, Any]:

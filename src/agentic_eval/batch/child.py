@@ -1,10 +1,11 @@
 """``python -m agentic_eval.batch.child``: one child process of the local ``--processes``
 executor (:mod:`agentic_eval.batch.processes`).
 
-Reads its job from stdin as JSON (``url``, ``run_id``, ``worker``, ``keys``, and ``report_fd``:
-a pipe on which it writes, after each batch of rows it commits, one line of JSON counting them
-by outcome), runs those samples of the stored run into the store at ``url`` and exits 0; on an
-error it prints one line, ``agentic-eval: error: ...``, to stderr and exits 1. SIGINT is
+Reads its job from stdin as JSON (``url``, ``run_id``, ``worker``, ``keys``, ``report_fd``: a
+pipe on which it writes, after each batch of rows it commits, one line of JSON counting them by
+outcome, and ``migrated``: true when the parent migrated the store, as opening the run did),
+runs those samples of the stored run into the store at ``url`` and exits 0; on an error it
+prints one line, ``agentic-eval: error: ...``, to stderr and exits 1. SIGINT is
 ignored (the parent decides); SIGTERM, or its parent's death (``parent`` in the job), stops it
 from starting new samples, and those in flight are stored before it exits.
 """
@@ -54,7 +55,7 @@ def main() -> int:
     try:
         job = json.loads(sys.stdin.buffer.read())
         keys = [SampleKey.model_validate(k) for k in job["keys"]]
-        store = ReportingStore(job["url"])
+        store = ReportingStore(job["url"], migrated=job.get("migrated") is True)
         store.report = job.get("report_fd")
     except Exception as exc:  # a malformed job: the parent's fault, said in one line
         print(f"agentic-eval: error: bad job on stdin: {one_line(str(exc))}", file=sys.stderr)

@@ -139,7 +139,8 @@ _ERROR = "agentic-eval: error: "
 def _start(store: Store, run_id: str, shard: list[SampleKey], name: str) -> _Child:
     read, write = os.pipe()
     job = {"url": store.url, "run_id": run_id, "worker": name, "parent": os.getpid(),
-           "report_fd": write, "keys": [k.model_dump(mode="json") for k in shard]}  # fmt: skip
+           "report_fd": write, "migrated": True,  # the run is open: its store is migrated
+           "keys": [k.model_dump(mode="json") for k in shard]}  # fmt: skip
     stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed by run_on_processes)
     try:
         # the job from a file, not a pipe: a job larger than a pipe holds would keep this

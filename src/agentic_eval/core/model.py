@@ -99,6 +99,13 @@ class _Fixed(NamedTuple):
     """``],"model":...}``: what follows the messages."""
     template: bytes
     """Canonical JSON of the request template (every field but ``messages``)."""
+    keys: dict[bytes, str]
+    """Request keys made with these parts, by the sha256 of the request's bytes up to the end
+    of its messages (see :meth:`RequestKeyBuilder.key`)."""
+
+
+MAX_KEYS = 4096
+"""Request keys a suite's fixed parts remember (then they start again)."""
 
 
 _last_fixed: list[tuple[tuple[Any, ...], tuple[ToolSpec, ...], _Fixed]] = []
@@ -130,7 +137,9 @@ def _fixed_json(
         + _tools_json(tools)
         + b"}"
     )
-    found = _Fixed(hashlib.sha256(limit + b',"messages":['), b"]," + after, limit + b"," + after)
+    found = _Fixed(
+        hashlib.sha256(limit + b',"messages":['), b"]," + after, limit + b"," + after, {}
+    )
     _last_fixed[:] = [(ident, tools, found)]
     return found
 
@@ -162,6 +171,7 @@ class RequestKeyBuilder:
         )
         self._running = fixed.start.copy()
         self._tail = fixed.tail
+        self._keys = fixed.keys
         self._empty = True
         self.template = fixed.template
         """Canonical JSON of the :class:`~agentic_eval.core.transcript.RequestTemplate` of
@@ -183,10 +193,23 @@ class RequestKeyBuilder:
         return data
 
     def key(self) -> str:
-        """The key of the request with the messages appended so far."""
-        digest = self._running.copy()
-        digest.update(self._tail)
-        return digest.hexdigest()
+        """The key of the request with the messages appended so far.
+
+        The fixed tail (the tool list: kilobytes) is hashed once per distinct conversation:
+        the key is a function of the bytes before the tail, so a conversation met again (every
+        sample of a case starts with the same request; a deterministic agent's epochs repeat
+        theirs) is found by the digest of those bytes, which costs one block to finish.
+        """
+        seen = self._running.digest()
+        found = self._keys.get(seen)
+        if found is None:
+            digest = self._running.copy()
+            digest.update(self._tail)
+            found = digest.hexdigest()
+            if len(self._keys) >= MAX_KEYS:
+                self._keys.clear()
+            self._keys[seen] = found
+        return found
 
 
 class EncodedResponse(NamedTuple):

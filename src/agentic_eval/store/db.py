@@ -123,7 +123,15 @@ class StoreError(Exception):
 class Store(HistoryRows):
     """Runs and samples in a relational database."""
 
-    def __init__(self, url: str | None = None) -> None:
+    def __init__(self, url: str | None = None, *, migrated: bool = False) -> None:
+        """Open the store at ``url`` (default :func:`database_url`).
+
+        Args:
+            url: The database URL.
+            migrated: The caller knows the schema is at the newest migration (a child process
+                working on a run its parent opened, which migrated it): :meth:`migrate` then
+                skips its check, which imports Alembic and reads every migration script.
+        """
         self.url = url or database_url()
         if self.url.startswith("sqlite:///"):
             folder = Path(self.url.removeprefix("sqlite:///")).parent
@@ -144,7 +152,7 @@ class Store(HistoryRows):
             ) from None
         if self.engine.dialect.name == "sqlite":
             event.listen(self.engine, "connect", _sqlite_pragmas)
-        self._migrated = False
+        self._migrated = migrated
 
     @contextmanager
     def _begin(self, doing: str) -> Generator[Connection]:
