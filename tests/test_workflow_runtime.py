@@ -654,7 +654,7 @@ def test_a_0003_database_is_upgraded_in_place_and_keeps_its_rows(
         version = conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
         indexes = {i["name"]: i for i in inspect(conn).get_indexes("wf_claim")}
     assert {t.__tablename__ for t in WORKFLOW_TABLES} <= tables
-    assert version == head_revision() == "0011"
+    assert version == head_revision() == "0012"
     assert indexes["uq_wf_claim_live_step"]["unique"]
     (sample,) = store.samples("r1")
     assert (sample.case_id, sample.outcome, sample.duration_ms) == ("match-001", "passed", 1.5)

@@ -24,7 +24,7 @@ from agentic_eval.core.results import CheckResult, Outcome
 from agentic_eval.core.scorecard import CaseResult, ProducedBy
 from agentic_eval.evaluation.reconcile import Reconciled
 from agentic_eval.evaluation.runner import CaseRun
-from agentic_eval.evaluation.session import Ending, SessionResult, finish_session
+from agentic_eval.evaluation.session import Ending, SessionResult, finish_session, frozen_heap
 from agentic_eval.evaluation.sinks import RecordingSink, ReplaySink, RunSink
 from agentic_eval.recordings.layout import agent_dir
 from agentic_eval.store.db import Store
@@ -115,9 +115,11 @@ def corpus_mark(plan: RunPlan) -> str | None:
     """A corpus plan over jobs people worked (origin real or imported): the sha256 of its
     selection, marking the run as derived from real data (its history entry is then never
     written into a git work tree); None for any other plan."""
+    if plan.corpus is None:
+        return None
     from agentic_eval.workflow.records import HUMAN_ORIGINS
 
-    if plan.corpus is None or not set(plan.corpus.origins) & set(HUMAN_ORIGINS):
+    if not set(plan.corpus.origins) & set(HUMAN_ORIGINS):
         return None
     return hashlib.sha256(canonical_json(plan.corpus).encode("utf-8")).hexdigest()
 
@@ -153,7 +155,8 @@ def finish_plan(
     if run is None:
         raise BatchError(f"no run {run_id} in the store")
     plan = plan_of(run)
-    runs = stored_runs(store, run_id)
+    with frozen_heap():  # every row read back is kept: no collection rescans them as they come
+        runs = stored_runs(store, run_id)
     have = {(c.result.case_id, c.result.sample) for c in runs}
     keys = frozenset((k.case, k.epoch) for k in plan.keys)
     specs, _ = plan_specs(plan)

@@ -138,9 +138,11 @@ _ERROR = "agentic-eval: error: "
 
 def _start(store: Store, run_id: str, shard: list[SampleKey], name: str) -> _Child:
     read, write = os.pipe()
+    # each key as model_dump(mode="json") writes it, built directly (a sixth of the time)
+    keys = [{"case": k.case, "epoch": k.epoch, "attempt": k.attempt} for k in shard]
     job = {"url": store.url, "run_id": run_id, "worker": name, "parent": os.getpid(),
            "report_fd": write, "migrated": True,  # the run is open: its store is migrated
-           "keys": [k.model_dump(mode="json") for k in shard]}  # fmt: skip
+           "keys": keys}  # fmt: skip
     stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed by run_on_processes)
     try:
         # the job from a file, not a pipe: a job larger than a pipe holds would keep this

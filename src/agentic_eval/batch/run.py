@@ -232,7 +232,7 @@ def summary(store: Store, run_id: str) -> BatchSummary:
     counts = store.gate_counts(run_id)
     samples = sum(counts[k] for k in ("passed", "check_failed", "error", "transient"))
     p = plan.parameters
-    gate = stored_gate(store, run_id, p.max_failure_rate, p.max_transient)
+    gate = stored_gate(store, run_id, p.max_failure_rate, p.max_transient, counts)
     if plan.gate == "upper-bound":
         gate = upper_bound_gate(gate)
     epochs = PassHatK(tuple(CaseEpochs(*row) for row in store.case_counts(run_id)))
@@ -275,7 +275,7 @@ def close_run(
 def _closed(store: Store, session: SessionResult) -> BatchSummary:
     """The summary of a finished run; the row's verdict cache follows the plan's gate."""
     s = summary(store, session.run_id)
-    store.recount(session.run_id, s.gate.verdict, s.gate.failure_rate)
+    store.recount(session.run_id, s.gate.verdict, s.gate.failure_rate, counts=s.counts)
     return dataclasses.replace(s, status=session.status, session=session)
 
 

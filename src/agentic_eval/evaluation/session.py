@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-from collections.abc import Callable, Generator, Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -192,10 +192,17 @@ class Ending:
 
 
 def stored_gate(
-    store: Store, run_id: str, max_failure_rate: float, max_transient: float
+    store: Store,
+    run_id: str,
+    max_failure_rate: float,
+    max_transient: float,
+    counts: Mapping[str, int] | None = None,
 ) -> GateSummary:
-    """The run's gate from its sample rows: GROUP BY counts and the hard gates that failed."""
-    counts = store.gate_counts(run_id)
+    """The run's gate from its sample rows: GROUP BY counts and the hard gates that failed.
+
+    ``counts``: :meth:`Store.gate_counts` of the run, when the caller has just read them."""
+    if counts is None:
+        counts = store.gate_counts(run_id)
     return gate_summary(
         sum(counts[k] for k in ("passed", "check_failed", "error", "transient")),
         counts["check_failed"],

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Generator, Iterable, Sequence
+from collections.abc import Generator, Iterable, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -357,10 +357,17 @@ class Store(HistoryRows):
             conn.execute(update(EvalRun).where(EvalRun.id == run_id).values(**values))
 
     def recount(
-        self, run_id: str, gate: str | None = None, failure_rate: float | None = None
+        self,
+        run_id: str,
+        gate: str | None = None,
+        failure_rate: float | None = None,
+        *,
+        counts: Mapping[str, int] | None = None,
     ) -> None:
-        """Set the run's cached totals from its sample rows, and its gate when given."""
-        counts = self.gate_counts(run_id)
+        """Set the run's cached totals from its sample rows, and its gate when given
+        (``counts``: :meth:`gate_counts` of the run, when the caller has just read them)."""
+        if counts is None:
+            counts = self.gate_counts(run_id)
         values: dict[str, Any] = {
             k: counts[k] for k in ("passed", "check_failed", "error", "transient")
         }

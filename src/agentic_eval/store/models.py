@@ -15,6 +15,7 @@ from sqlalchemy import (
     DateTime,
     Float,
     ForeignKey,
+    Index,
     Integer,
     String,
     Text,
@@ -74,6 +75,10 @@ class EvalSample(Base):
     __table_args__ = (
         UniqueConstraint(
             "run_id", "case_id", "sample", "attempt", name="uq_eval_sample_run_case_sample_attempt"
+        ),
+        # what the gate counts, read from the index alone (migration 0012)
+        Index(
+            "ix_eval_sample_gate", "run_id", "case_id", "outcome", "hard_gate_failed", "case_verdict"
         ),
     )
 
