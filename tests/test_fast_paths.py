@@ -33,9 +33,10 @@ from agentic_eval.core.scorecard import ProducedBy
 from agentic_eval.core.transcript import Transcript, encode_transcript, encode_turn
 from agentic_eval.recordings import list_transcripts
 from agentic_eval.recordings.files import read_transcript
-from agentic_eval.store import db as store_db
+from agentic_eval.store import sample_writes
 from agentic_eval.store.db import Store
-from agentic_eval.store.models import EvalSample
+from agentic_eval.store.models import EvalSample, RequestTemplateRow
+from agentic_eval.store.sqlite_rows import sqlite_params
 
 REPO = Path(__file__).resolve().parent.parent
 COMMITTED = sorted(
@@ -229,6 +230,10 @@ def _row(i: int, **changes: Any) -> dict[str, Any]:
         "transcript_ref": None if i % 3 else f"/r/{i}.json",
         "transcript": None if i % 3 == 0 else '{"a":1}',
         "reproduced": (None, True, False)[i % 3],
+        "source_job_id": None if i % 4 else f"job-{i}",
+        "case_verdict": (None, "approved", "rejected", None)[i % 4],
+        "request_template": None if i % 3 != 2 else "ab" * 32,
+        "request_at": None if i % 3 != 2 else 1,
     }
     row.update(changes)
     return row
@@ -248,16 +253,22 @@ def test_driver_insert_stores_what_sqlalchemy_stores(
     produced = ProducedBy(
         agent="a", agent_kind="scripted", backend="scripted", model="m", approval_mode="enforce"
     )
+    assert sqlite_params("r", rows) is not None  # every row is one the driver path takes
+    templates = {"ab" * 32: '{"model":"m"}'}
     stored = []
     for name, fast in (("fast", True), ("sqlalchemy", False)):
         if not fast:
-            monkeypatch.setattr(store_db, "sqlite_params", lambda run_id, rows: None)
+            monkeypatch.setattr(sample_writes, "sqlite_params", lambda run_id, rows: None)
         store = Store(f"sqlite:///{tmp_path / f'{name}.db'}")
         store.migrate()
         run_id = store.start_run("s", produced, "scripted", datetime.now(UTC))
-        store.add_samples(run_id, rows)
-        store.add_samples(run_id, rows[:3])  # idempotent on both paths
+        store.add_samples(run_id, rows, templates)
+        store.add_samples(run_id, rows[:3], templates)  # idempotent on both paths
         stored.append(_stored(store, run_id))
+        with store.engine.connect() as conn:
+            kept = conn.execute(select(RequestTemplateRow.sha256, RequestTemplateRow.template))
+            stored.append([tuple(r) for r in kept])
         store.close()
     assert len(stored[0]) == 12
-    assert stored[0] == stored[1]
+    assert stored[0] == stored[2]
+    assert stored[1] == stored[3] == list(templates.items())

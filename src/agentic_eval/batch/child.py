@@ -17,7 +17,7 @@ import os
 import signal
 import sys
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 
@@ -42,9 +42,14 @@ def main() -> int:
 
         report: int | None = None
 
-        def add_samples(self, run_id: str, rows: Iterable[dict[str, Any]]) -> None:
+        def add_samples(
+            self,
+            run_id: str,
+            rows: Iterable[dict[str, Any]],
+            templates: Mapping[str, str] | None = None,
+        ) -> None:
             rows = list(rows)
-            super().add_samples(run_id, rows)
+            super().add_samples(run_id, rows, templates)
             if self.report is not None and rows:
                 line = json.dumps(Counter(str(r["outcome"]) for r in rows)) + "\n"
                 try:

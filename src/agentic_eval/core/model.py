@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import operator
 from typing import Any, Literal, NamedTuple
 
 from pydantic import Field
@@ -108,23 +107,21 @@ MAX_KEYS = 4096
 """Request keys a suite's fixed parts remember (then they start again)."""
 
 
-_last_fixed: list[tuple[tuple[Any, ...], tuple[ToolSpec, ...], _Fixed]] = []
+_FIXED: dict[tuple[Any, ...], tuple[tuple[ToolSpec, ...], _Fixed]] = {}
 
 
 def _fixed_json(
     model: str, system: str, tools: tuple[ToolSpec, ...], max_tokens: int, temperature: float
 ) -> _Fixed:
     """The fixed parts of the canonical JSON of requests: the same for every request of a case,
-    and of every case of a suite (a one-entry memo, holding the tool specs so their ids cannot
-    be reused)."""
+    and of every case of a suite with the same tools (a suite whose output models differ by
+    case kind has a few such sets: the memo holds the tool specs, so their ids cannot be
+    reused while they are in it)."""
     # repr and type tell apart what == does not (-0.0 and 0.0, True and 1)
-    ident = (model, system, type(max_tokens), max_tokens, repr(temperature))
-    for was, was_tools, found in _last_fixed:
-        if was == ident and (
-            was_tools is tools
-            or (len(was_tools) == len(tools) and all(map(operator.is_, was_tools, tools)))
-        ):
-            return found
+    ident = (model, system, type(max_tokens), max_tokens, repr(temperature), *map(id, tools))
+    hit = _FIXED.get(ident)
+    if hit is not None:
+        return hit[1]
     limit = b'{"max_tokens":' + canonical_bytes(max_tokens)
     after = (
         b'"model":'
@@ -140,7 +137,9 @@ def _fixed_json(
     found = _Fixed(
         hashlib.sha256(limit + b',"messages":['), b"]," + after, limit + b"," + after, {}
     )
-    _last_fixed[:] = [(ident, tools, found)]
+    if len(_FIXED) >= 64:
+        _FIXED.clear()
+    _FIXED[ident] = (tools, found)
     return found
 
 

@@ -8,7 +8,7 @@ provenance. No header, API key or token is ever part of it.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
@@ -213,6 +213,25 @@ def encode_turn(
     )
 
 
+class TranscriptParts(NamedTuple):
+    """A transcript's canonical JSON in three parts: ``head + request + tail`` is the whole.
+
+    The request template (the tool list: most of a scripted transcript's bytes) is the same
+    for every sample of a suite, so the store keeps it once and each row without it
+    (:func:`agentic_eval.store.db.Store.add_samples`)."""
+
+    head: bytes
+    """Everything before the request template's value: ``{...,"request":``."""
+    request: bytes
+    """Canonical JSON of the request template (``null`` when no call was made)."""
+    tail: bytes
+    """Everything after it: ``,"sample":...}``."""
+
+    def whole(self) -> bytes:
+        """The transcript's canonical JSON."""
+        return self.head + self.request + self.tail
+
+
 def encode_transcript(
     transcript: Transcript,
     *,
@@ -236,16 +255,38 @@ def encode_transcript(
         turns: Canonical JSON of each turn (see :func:`encode_turn`).
         user_turns: Canonical JSON of each of ``transcript.user_turns``.
     """
+    parts = encode_transcript_parts(
+        transcript, provenance=provenance, request=request, turns=turns, user_turns=user_turns
+    )
+    return canonical_bytes(transcript) if parts is None else parts.whole()
+
+
+def encode_transcript_parts(
+    transcript: Transcript,
+    *,
+    provenance: bytes,
+    request: bytes | None,
+    turns: Iterable[bytes],
+    user_turns: Iterable[bytes] = (),
+) -> TranscriptParts | None:
+    """:func:`encode_transcript` in its three parts (None when orjson cannot write a value:
+    then only :func:`canonical_bytes` of the whole transcript can).
+
+    Canonical JSON sorts an object's keys, and ``request`` is a key of the transcript's top
+    level: the keys before it are written as one object, those after it as another, and the
+    two are joined around the request's value, which makes the very bytes of the whole.
+    """
     t, verdict = transcript, transcript.verdict
-    plain = {
+    before = {
         "case_id": t.case_id,
         "domain": t.domain,
         "output": t.output,
         "policy_events": [e.__dict__ for e in t.policy_events],
         "provenance": Fragment(provenance),
-        "request": None if request is None else Fragment(request),
-        "sample": t.sample,
         **({} if t.attempt == 1 else {"attempt": t.attempt}),
+    }
+    after = {
+        "sample": t.sample,
         "schema_version": t.schema_version,
         "tool_calls": [c.__dict__ for c in t.tool_calls],
         "turns": [Fragment(turn) for turn in turns],
@@ -260,5 +301,10 @@ def encode_transcript(
             "outcome": verdict.outcome.__dict__,
         },
     }
-    encoded = spliced_bytes(plain)
-    return canonical_bytes(transcript) if encoded is None else encoded
+    head, tail = spliced_bytes(before), spliced_bytes(after)
+    if head is None or tail is None:
+        return None
+    # {"case_id":...,"provenance":{...}} and {"sample":...}: never empty objects
+    return TranscriptParts(
+        head[:-1] + b',"request":', b"null" if request is None else request, b"," + tail[1:]
+    )

@@ -35,8 +35,9 @@ from agentic_eval.core.transcript import (
     TRANSCRIPT_SCHEMA_VERSION,
     Provenance,
     Transcript,
+    TranscriptParts,
     Verdict,
-    encode_transcript,
+    encode_transcript_parts,
 )
 from agentic_eval.evaluation.gate import case_result
 from agentic_eval.evaluation.settings import RunSettings
@@ -70,6 +71,9 @@ class CaseRun:
     encoded: Callable[[], bytes] | None = None
     """``canonical_bytes(transcript)``, made at most once from the parts the loop serialised
     already (None when the transcript is not the one the loop's parts make up)."""
+    parts: Callable[[], TranscriptParts | None] | None = None
+    """The same bytes in three parts, around the request template (None where ``encoded``
+    is; the callable returns None when only ``canonical_bytes`` can write the transcript)."""
 
     def transcript_text(self) -> str | None:
         """The transcript as canonical JSON text (None when the run holds none)."""
@@ -220,25 +224,31 @@ async def run_case(spec: TaskSpec[Any], backend: ModelBackend, settings: RunSett
         },
     )
 
+    split: list[TranscriptParts | None] = []
     made: list[bytes] = []
 
-    def encoded() -> bytes:
-        if made:
-            return made[0]
-        if len(run.turns_json) != len(run.turns) or (run.request_json is None) != (
-            run.request is None
-        ):  # pragma: no cover - every run comes from run_agent, which keeps both
-            made.append(canonical_bytes(transcript))
-        else:
-            made.append(
-                encode_transcript(
-                    transcript,
-                    provenance=provenance_json,
-                    request=run.request_json,
-                    turns=run.turns_json,
-                    user_turns=run.user_turns_json,
+    def parts() -> TranscriptParts | None:
+        if not split:
+            if len(run.turns_json) != len(run.turns) or (run.request_json is None) != (
+                run.request is None
+            ):  # pragma: no cover - every run comes from run_agent, which keeps both
+                split.append(None)
+            else:
+                split.append(
+                    encode_transcript_parts(
+                        transcript,
+                        provenance=provenance_json,
+                        request=run.request_json,
+                        turns=run.turns_json,
+                        user_turns=run.user_turns_json,
+                    )
                 )
-            )
+        return split[0]
+
+    def encoded() -> bytes:
+        if not made:
+            found = parts()
+            made.append(canonical_bytes(transcript) if found is None else found.whole())
         return made[0]
 
     review = backend.review_encoded(transcript, encoded)
@@ -256,6 +266,7 @@ async def run_case(spec: TaskSpec[Any], backend: ModelBackend, settings: RunSett
         attempt=spec.attempt,
         detail=run.detail,
         encoded=encoded if review.transcript is transcript else None,
+        parts=parts if review.transcript is transcript else None,
     )
 
 

@@ -95,7 +95,8 @@ class StoreSink:
     def sample(self, run: CaseRun) -> None:
         r = run.result
         ref = sample_transcript_ref(self.backend, self.suite, r.case_id, r.sample, run.attempt)
-        self.buffer.add(sample_row(run, ref, self.worker, self.stamps.get(r.case_id)))
+        stamp = self.stamps.get(r.case_id)
+        self.buffer.add(sample_row(run, ref, self.worker, stamp, self.buffer.templates))
 
     def flush(self) -> None:
         self.buffer.flush()

@@ -41,7 +41,7 @@ from agentic_eval.store.home import HOME_ENV as HOME_ENV
 from agentic_eval.store.home import URL_ENV as URL_ENV
 from agentic_eval.store.home import home_dir, make_home
 from agentic_eval.store.models import EvalRun, EvalSample
-from agentic_eval.store.sqlite_rows import SQLITE_INSERT, sqlite_params
+from agentic_eval.store.sample_writes import insert_rows, put_back_templates
 from agentic_eval.store.values import aware as _aware
 from agentic_eval.store.values import clean
 
@@ -227,32 +227,21 @@ class Store(HistoryRows):
             conn.execute(insert(EvalRun).values(**values))
         return run_id
 
-    def add_samples(self, run_id: str, rows: Iterable[dict[str, Any]]) -> None:
+    def add_samples(
+        self,
+        run_id: str,
+        rows: Iterable[dict[str, Any]],
+        templates: Mapping[str, str] | None = None,
+    ) -> None:
         """Insert sample rows (dicts of :class:`EvalSample` columns) in one transaction; a row
         whose (run, case, sample, attempt) is already stored is skipped. Moves the run's
-        heartbeat."""
+        heartbeat. ``templates``: the request templates (``{sha256: canonical JSON}``) that
+        rows' transcripts were stored without (:mod:`agentic_eval.store.sample_writes`)."""
         rows = list(rows)
         if not rows:
             return
-        keys = ["run_id", "case_id", "sample", "attempt"]
         with self._begin("write samples") as conn:
-            params = sqlite_params(run_id, rows) if conn.dialect.name == "sqlite" else None
-            batch = [] if params is not None else [{**clean(r), "run_id": run_id} for r in rows]
-            if params is not None:  # the driver directly: a fifth of a replayed sample less
-                conn.exec_driver_sql(SQLITE_INSERT, params)
-            elif conn.dialect.name == "postgresql":
-                from sqlalchemy.dialects.postgresql import insert as pg_insert
-
-                conn.execute(
-                    pg_insert(EvalSample).on_conflict_do_nothing(index_elements=keys), batch
-                )
-            elif conn.dialect.name == "sqlite":
-                from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-
-                stmt = sqlite_insert(EvalSample).on_conflict_do_nothing(index_elements=keys)
-                conn.execute(stmt, batch)
-            else:  # pragma: no cover - other dialects insert plainly
-                conn.execute(insert(EvalSample), batch)
+            insert_rows(conn, run_id, rows, templates or {})
             conn.execute(
                 update(EvalRun).where(EvalRun.id == run_id).values(heartbeat_at=datetime.now(UTC))
             )
@@ -400,7 +389,11 @@ class Store(HistoryRows):
         from sqlalchemy.orm import Session
 
         with Session(self.engine) as session:
-            return session.get(EvalSample, sample_id)
+            row = session.get(EvalSample, sample_id)
+            session.expunge_all()  # the transcript made whole is the reader's, never written
+            if row is not None:
+                put_back_templates(session.connection(), [row])
+            return row
 
     def abandoned_runs(self, now: datetime | None = None) -> list[EvalRun]:
         """Runs still marked ``running`` whose heartbeat stopped more than
@@ -424,7 +417,10 @@ class Store(HistoryRows):
                 .where(EvalSample.run_id == run_id)
                 .order_by(EvalSample.case_id, EvalSample.sample, EvalSample.attempt)
             )
-            return list(session.scalars(stmt))
+            rows = list(session.scalars(stmt))
+            session.expunge_all()  # the transcripts made whole are the reader's, never written
+            put_back_templates(session.connection(), rows)
+            return rows
 
     def sample_results(self, run_id: str) -> list[Row[Any]]:
         """A run's sample rows without their transcripts (every other :class:`EvalSample`

@@ -78,7 +78,8 @@ class EvalSample(Base):
         ),
         # what the gate counts, read from the index alone (migration 0012)
         Index(
-            "ix_eval_sample_gate", "run_id", "case_id", "outcome", "hard_gate_failed", "case_verdict"
+            "ix_eval_sample_gate",
+            *("run_id", "case_id", "outcome", "hard_gate_failed", "case_verdict"),
         ),
     )
 
@@ -114,6 +115,23 @@ class EvalSample(Base):
     case_verdict: Mapped[str | None] = mapped_column(String(20), nullable=True)
     """A corpus sample: that job's first human verdict on the step, ``approved`` (judged) or
     ``rejected`` (run, not judged); None for any other run."""
+    request_template: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    """When set, ``transcript`` is stored without the value of its request template, which is
+    the :class:`RequestTemplateRow` of this sha256, to be put back at ``request_at`` (the
+    store's reads return the whole transcript): every sample of a suite shares it, and it is
+    most of a scripted transcript's bytes. None: ``transcript`` is whole."""
+    request_at: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """Where in ``transcript`` (in characters) the request template's value goes."""
+
+
+class RequestTemplateRow(Base):
+    """A request template (model, system prompt, tools...) as canonical JSON, kept once for
+    every stored transcript that has it (content-addressed)."""
+
+    __tablename__ = "eval_request_template"
+
+    sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    template: Mapped[str] = mapped_column(Text)
 
 
 class HistoryEntryRow(Base):
