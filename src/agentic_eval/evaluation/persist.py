@@ -42,7 +42,7 @@ def sample_row(
     text, template, at = None, None, None
     if keep:
         parts = run.parts() if templates is not None and run.parts is not None else None
-        if parts is not None and parts.request != b"null":
+        if parts is not None and templates is not None and parts.request != b"null":
             head = parts.head.decode("utf-8")
             text, at = head + parts.tail.decode("utf-8"), len(head)
             template = _template_key(parts.request, templates)

@@ -42,6 +42,9 @@ from agentic_eval.store.home import URL_ENV as URL_ENV
 from agentic_eval.store.home import home_dir, make_home
 from agentic_eval.store.models import EvalRun, EvalSample
 from agentic_eval.store.sample_writes import insert_rows, put_back_templates
+from agentic_eval.store.schema import current_revision as _current_revision
+from agentic_eval.store.schema import head_revision as head_revision
+from agentic_eval.store.schema import upgrade as _upgrade
 from agentic_eval.store.values import aware as _aware
 from agentic_eval.store.values import clean
 
@@ -82,18 +85,6 @@ def describe_db_error(exc: BaseException, url: str) -> str:
     for secret in secrets:
         text = text.replace(secret, "***")
     return text[:300] or type(exc).__name__
-
-
-def head_revision() -> str:
-    """The newest migration, as Alembic's script directory has it."""
-    from alembic.config import Config
-    from alembic.script import ScriptDirectory
-
-    cfg = Config()
-    cfg.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
-    head = ScriptDirectory.from_config(cfg).get_current_head()
-    assert head is not None
-    return head
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -495,21 +486,3 @@ class Store(HistoryRows):
     def close(self) -> None:
         """Dispose of the connection pool."""
         self.engine.dispose()
-
-
-def _current_revision(conn: Connection) -> str | None:
-    from sqlalchemy import inspect, text
-
-    if not inspect(conn).has_table("alembic_version"):
-        return None
-    return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
-
-
-def _upgrade(conn: Connection, target: str = "head") -> None:
-    from alembic import command
-    from alembic.config import Config
-
-    cfg = Config()
-    cfg.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
-    cfg.attributes["connection"] = conn
-    command.upgrade(cfg, target)
