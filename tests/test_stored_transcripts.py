@@ -114,3 +114,18 @@ def test_the_downgrade_puts_every_transcript_back_whole(tmp_path: Path) -> None:
         rows = conn.exec_driver_sql("SELECT id, transcript FROM eval_sample").all()
     assert {i: text for i, text in rows} == whole
     store.close()
+
+
+def test_postgresql_compresses_transcripts_with_lz4_where_it_can(pg_url: str) -> None:
+    store = Store(pg_url)
+    store.migrate()
+    with store.engine.connect() as conn:
+        version = conn.dialect.server_version_info or (0,)
+        method = conn.exec_driver_sql(
+            "SELECT attcompression FROM pg_attribute "
+            "WHERE attrelid = 'eval_sample'::regclass AND attname = 'transcript'"
+        ).scalar()
+    store.close()
+    if int(version[0]) < 14:
+        pytest.skip("PostgreSQL before 14 compresses with pglz only")
+    assert method == "l"  # lz4 (the Debian and upstream builds have it)

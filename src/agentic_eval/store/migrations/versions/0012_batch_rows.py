@@ -9,6 +9,11 @@
   stored without it (``request_template``, ``request_at`` say which and where it goes). Rows
   stored before this revision are whole (both NULL).
 
+- On PostgreSQL 14 and later (built with lz4), a transcript is compressed with lz4 rather than
+  the default pglz, which cost the server about 0.1 ms of CPU per sample of a scripted batch
+  (on a machine whose cores the batch's processes share with it). Values already stored keep
+  their compression; it is invisible to readers.
+
 Revision ID: 0012
 Revises: 0011
 Create Date: 2026-12-05
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
+from sqlalchemy.exc import DBAPIError
 
 revision = "0012"
 down_revision = "0011"
@@ -38,10 +44,29 @@ def upgrade() -> None:
     with op.batch_alter_table("eval_sample") as table:
         table.add_column(sa.Column("request_template", sa.String(64), nullable=True))
         table.add_column(sa.Column("request_at", sa.Integer(), nullable=True))
+    _transcript_compression("lz4")
+
+
+def _transcript_compression(method: str) -> None:
+    """Compress new transcripts with ``method`` on a PostgreSQL that has it (others: as is)."""
+    conn = op.get_bind()
+    version = conn.dialect.server_version_info
+    if conn.dialect.name != "postgresql" or not version or int(version[0]) < 14:
+        return
+    savepoint = conn.begin_nested()
+    try:
+        conn.execute(
+            sa.text(f"ALTER TABLE eval_sample ALTER COLUMN transcript SET COMPRESSION {method}")
+        )
+    except DBAPIError:  # a server built without lz4: pglz it stays
+        savepoint.rollback()
+    else:
+        savepoint.commit()
 
 
 def downgrade() -> None:
     """Put every stored transcript back whole, then drop them."""
+    _transcript_compression("default")
     conn = op.get_bind()
     kept = conn.execute(sa.text("SELECT sha256, template FROM eval_request_template"))
     templates = {sha: template for sha, template in kept}
