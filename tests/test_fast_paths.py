@@ -272,3 +272,32 @@ def test_driver_insert_stores_what_sqlalchemy_stores(
     assert len(stored[0]) == 12
     assert stored[0] == stored[2]
     assert stored[1] == stored[3] == list(templates.items())
+
+
+@pytest.mark.parametrize(
+    ("changes", "fast"),
+    [
+        ({"failure_reason": "a\x00b"}, False),  # a NUL: clean() removes it
+        ({"checks": [{"name": "x\x00", "passed": False}]}, False),  # json.dumps: \u0000
+        ({"checks": [{"name": "x\\u0000", "passed": False}]}, False),  # a false alarm
+        ({"transcript": '{"a":"\\u0000"}'}, True),  # an escaped NUL in a text is kept as is
+    ],
+)
+def test_rows_with_nuls_store_what_sqlalchemy_stores(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, changes: dict[str, Any], fast: bool
+) -> None:
+    rows = [_row(1, **changes)]
+    assert (sqlite_params("r", rows) is not None) == fast
+    produced = ProducedBy(
+        agent="a", agent_kind="scripted", backend="scripted", model="m", approval_mode="enforce"
+    )
+    stored = []
+    for name in ("driver", "sqlalchemy"):
+        if name == "sqlalchemy":
+            monkeypatch.setattr(sample_writes, "sqlite_params", lambda run_id, rows: None)
+        store = Store(f"sqlite:///{tmp_path / f'{name}.db'}")
+        run_id = store.start_run("s", produced, "scripted", datetime.now(UTC))
+        store.add_samples(run_id, rows)
+        stored.append(_stored(store, run_id))
+        store.close()
+    assert stored[0] == stored[1] and len(stored[0]) == 1

@@ -103,8 +103,12 @@ def sqlite_params(run_id: str, rows: list[dict[str, Any]]) -> list[tuple[Any, ..
                 values[i] = int(flag)  # sqlite3 adapts a bool at some cost; SQLAlchemy: int
         if not _PLAIN.issuperset(map(type, values)):
             return None
-        text = "".join([v for v in values if type(v) is str])
-        if "\x00" in text or "\\u0000" in text:  # a NUL (json.dumps writes \u0000): clean()
+        # a NUL clean() would remove: in a text as it is, in a JSON value as json.dumps writes
+        # it (\u0000; an escaped backslash before "u0000" is a false alarm: SQLAlchemy decides).
+        # A text's escaped "\u0000" (a transcript's JSON) is no NUL: clean() keeps it too.
+        if any("\x00" in v for v in values if type(v) is str) or any(
+            "\\u0000" in values[i] for i in _JSON_AT
+        ):
             return None
         out.append(tuple(values))
     return out
