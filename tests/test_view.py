@@ -78,7 +78,9 @@ def _make_hostile(store: Store, run_id: str) -> int:
             .order_by(EvalSample.case_id)
             .limit(1)
         ).one()
-        transcript = json.loads(row.transcript)
+        whole = store.sample(row.id)  # the row keeps it without its request template
+        assert whole is not None and whole.transcript is not None
+        transcript = json.loads(whole.transcript)
         first = transcript["turns"][0]
         first["response"]["content"].insert(0, {"type": "text", "text": f"thinking {PAYLOAD}"})
         later = [
@@ -99,6 +101,8 @@ def _make_hostile(store: Store, run_id: str) -> int:
                 case_id=f"case {PAYLOAD}",
                 failure_reason=f"reason {PAYLOAD}",
                 transcript=json.dumps(transcript),
+                request_template=None,  # stored whole
+                request_at=None,
                 checks=checks,
             )
         )
