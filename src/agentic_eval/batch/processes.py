@@ -180,7 +180,8 @@ async def run_on_processes(
 ) -> ProcessesRun:
     """Run the run's missing samples in ``processes`` child processes and wait until they are
     all stored (or ``should_stop()``: the children are told to stop and waited for). The run
-    is not closed: :func:`agentic_eval.batch.close_run` reads its gate.
+    is not closed: :func:`agentic_eval.batch.close_run` reads its gate. This process wakes
+    when a child reports or ends, and at least every ``poll_seconds``.
 
     Raises:
         BatchError: No such run, or no valid plan on it.
@@ -246,7 +247,32 @@ async def _wait(
             with contextlib.suppress(Exception):
                 store.heartbeat(run_id)
             last_beat = now
-        await asyncio.sleep(poll_seconds)
+        # a child whose pipe closed is ending: look again shortly (it is reaped in moments)
+        ending = any(c.reports is None and not c.done for c in children)
+        await _reported([c.reports for c in children], 0.005 if ending else poll_seconds)
+
+
+async def _reported(fds: list[int | None], timeout: float) -> None:
+    """Wait until one of the report pipes has something to read (a report, or its end: the
+    child exited), or ``timeout`` seconds: a child that ends is seen when it ends, not at the
+    next poll."""
+    loop = asyncio.get_running_loop()
+    woke: asyncio.Future[None] = loop.create_future()
+
+    def wake() -> None:
+        if not woke.done():
+            woke.set_result(None)
+
+    watched = [fd for fd in fds if fd is not None]
+    for fd in watched:
+        loop.add_reader(fd, wake)
+    try:
+        await asyncio.wait_for(woke, timeout)
+    except TimeoutError:
+        pass
+    finally:
+        for fd in watched:
+            loop.remove_reader(fd)
 
 
 async def _stop(children: list[_Child], *, terminate: bool) -> None:

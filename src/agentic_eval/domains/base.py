@@ -239,7 +239,7 @@ class Domain(ABC, Generic[Env]):
         for case in cases:
             for sample in range(samples):
                 try:
-                    specs.append(self.task_spec(case, limits, sample, _mark=mark))
+                    specs.append(self.task_spec(case, limits, sample, _mark=mark or ""))
                 except Exception as exc:
                     where = f"domain {self.name}: task_kind raised {type(exc).__name__}"
                     specs.append(
@@ -263,7 +263,8 @@ class Domain(ABC, Generic[Env]):
         *,
         _mark: str | None = None,
     ) -> TaskSpec[Env]:
-        """The runnable task of one case (one sample of it).
+        """The runnable task of one case (one sample of it). (``_mark``: the real-fixture mark
+        as :meth:`task_specs` found it once for all the samples it makes, ``""`` for none.)
 
         Raises:
             Exception: Whatever the domain's ``task_kind`` raises (the caller reports it as the
@@ -297,7 +298,7 @@ class Domain(ABC, Generic[Env]):
             approver=approver,
             sample=sample,
             user=user,
-            external_fixtures=_mark
+            external_fixtures=(_mark or None)
             if _mark is not None or not self.external_fixtures()
             else self.fixtures_sha256(),
         )
