@@ -301,3 +301,32 @@ def test_rows_with_nuls_store_what_sqlalchemy_stores(
         stored.append(_stored(store, run_id))
         store.close()
     assert stored[0] == stored[1] and len(stored[0]) == 1
+
+
+def test_task_specs_copied_per_sample_equal_the_ones_built_per_sample() -> None:
+    # task_specs builds each case's first sample and copies it for the others; a domain that
+    # overrides task_spec gets it called for every sample.
+    import dataclasses
+
+    from agentic_eval.domains import get_domain
+
+    domain = get_domain("retail_ops")
+    cases = domain.load_cases()[:5]
+    specs = domain.task_specs(cases, None, 3)
+    assert [(s.case.id, s.sample) for s in specs] == [(c.id, e) for c in cases for e in range(3)]
+    skip = {"make_env", "approver"}  # closures over the case, made anew per call
+    for spec in specs:
+        built = domain.task_spec(spec.case, None, spec.sample)
+        for f in dataclasses.fields(spec):
+            if f.name not in skip:
+                assert getattr(spec, f.name) == getattr(built, f.name), (spec.case.id, f.name)
+    seen: list[int] = []
+
+    class Counting(type(domain)):  # type: ignore[misc]
+        def task_spec(self, case: Any, limits: Any = None, sample: int = 0, **kw: Any) -> Any:
+            seen.append(sample)
+            return super().task_spec(case, limits, sample, **kw)
+
+    counting = Counting.__new__(Counting)
+    counting.__dict__.update(domain.__dict__)
+    assert len(counting.task_specs(cases, None, 3)) == 15 and seen == [0, 1, 2] * 5

@@ -236,10 +236,20 @@ class Domain(ABC, Generic[Env]):
 
         specs: list[TaskSpec[Any]] = []
         mark = self.fixtures_sha256() if self.external_fixtures() else None
+        # This class's task_spec differs from sample to sample only in ``sample``: the first
+        # sample's spec is copied for the others (a domain overriding it builds every one).
+        mro = type(self).__mro__
+        copied = not any("task_spec" in vars(c) for c in mro[: mro.index(Domain)])
         for case in cases:
+            first: TaskSpec[Any] | None = None
             for sample in range(samples):
+                if first is not None:
+                    specs.append(dataclasses.replace(first, sample=sample))
+                    continue
                 try:
-                    specs.append(self.task_spec(case, limits, sample, _mark=mark or ""))
+                    spec = self.task_spec(case, limits, sample, _mark=mark or "")
+                    specs.append(spec)
+                    first = spec if copied else None
                 except Exception as exc:
                     where = f"domain {self.name}: task_kind raised {type(exc).__name__}"
                     specs.append(
