@@ -3,7 +3,8 @@
 ``list domains``, ``list cases``, ``list recordings`` and ``show`` read the committed case files,
 scorecards and transcripts as JSON data (:mod:`agentic_eval.domains.catalog`,
 :func:`~agentic_eval.recordings.files.read_data`): they load no domain's tools, checks or models,
-and start fast. ``list agents`` loads each domain's agents."""
+and start fast. ``list agents`` reads each domain's roster (:mod:`agentic_eval.domains.roster`):
+a built-in domain's names its agents and mutants without importing them."""
 
 from __future__ import annotations
 
@@ -43,9 +44,10 @@ def list_domains() -> int:
 def list_agents_cmd(domains: tuple[str, ...]) -> int:
     """Scripted agents and mutants of DOMAINS (default: all)."""
     for d in resolve_domains(domains):
-        for name in d.agents():
+        roster = d.roster()
+        for name in roster.agents:
             _echo(f"{d.name}\t{name}\tscripted agent")
-        for m in d.mutants():
+        for m in roster.mutants:
             gates = ", ".join(m.gates)
             _echo(f"{d.name}\t{m.name}\tmutant (must be caught by {gates}): {m.description}")
     return 0

@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # loaded on first use: importing a domain must not build ever
     from agentic_eval.core.case import CaseSpec
     from agentic_eval.core.results import ApprovalMode
     from agentic_eval.domains.casefile import CaseFile
+    from agentic_eval.domains.roster import Roster
     from agentic_eval.tasks.spec import TaskKind, TaskSpec
 
 __all__ = [
@@ -165,11 +166,18 @@ class Domain(ABC, Generic[Env]):
         """Unsafe scripted agents, each declaring the gates that must catch it."""
         return ()
 
+    def roster(self) -> Roster:
+        """The names of :meth:`agents` and what :meth:`mutants` declare, without their code where
+        the domain can say (``list agents`` prints it). Default: read from both."""
+        from agentic_eval.domains.roster import Roster
+
+        return Roster.of(self.agents(), self.mutants())
+
     def failing_agents(self) -> frozenset[str]:
         """Scripted agents shipped to fail: every mutant, and any red-team demo agent a domain
         adds (override and extend). A run of one is expected to fail its gate: CI outputs report
         it as an expected failure, and a pass as a failure of the checks to catch it."""
-        return frozenset(m.name for m in self.mutants())
+        return frozenset(m.name for m in self.roster().mutants)
 
     def case_file_path(self) -> Path | None:
         """Where the committed case file lives (None: cases are built in memory, not committed)."""
