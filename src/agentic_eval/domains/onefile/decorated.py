@@ -25,15 +25,11 @@ default, ``<folder>/recordings/``.
 
 from __future__ import annotations
 
-import functools
-import inspect
-import json
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from agentic_eval.agent.approval import ApprovalRequest
 from agentic_eval.agent.tools import (
@@ -47,7 +43,14 @@ from agentic_eval.checks.gates import APPROVAL_GATE, CLAIMS_GATE
 from agentic_eval.core.case import CaseSpec
 from agentic_eval.core.results import CheckResult
 from agentic_eval.domains.base import CaseFileError, Domain, Mutant
-from agentic_eval.domains.fixtures import FixtureError, fixture_file
+from agentic_eval.domains.fixtures import fixture_file
+from agentic_eval.domains.onefile.plain import (
+    CaseRows,
+    as_results,
+    caller_file,
+    plain_tool,
+    read_jsonl,
+)
 from agentic_eval.tasks.spec import TaskKind
 
 if TYPE_CHECKING:
@@ -56,84 +59,8 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 CheckFn = Callable[[CheckContext[Any]], "bool | CheckResult | Sequence[CheckResult]"]
 
-STATE_PARAMETER = "state"
-"""A tool whose first parameter has this name receives the case's state (see ``state=``)."""
 ID_KEY = "id"
 """A case row's optional id; the other keys are the case's inputs."""
-MAX_CASES_BYTES = 64 * 1024 * 1024
-
-
-class CaseRows(BaseModel):
-    """A one-file domain's fixtures: its case rows, as given (hashed into the case file)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    rows: tuple[dict[str, Any], ...] = Field(description="Every case row, in order.")
-
-
-def _caller_file(depth: int) -> Path | None:
-    """The file of the module ``depth`` frames up (where the domain is defined)."""
-    name = sys._getframe(depth).f_globals.get("__file__")  # pyright: ignore[reportPrivateUsage]
-    return Path(name).resolve() if isinstance(name, str) else None
-
-
-def _read_jsonl(path: Path) -> list[dict[str, Any]]:
-    """Case rows from a JSON-lines file (blank lines skipped).
-
-    Raises:
-        FixtureError: One line naming the file (and the line) at fault.
-    """
-    try:
-        if path.stat().st_size > MAX_CASES_BYTES:
-            raise FixtureError(f"{path}: larger than {MAX_CASES_BYTES} bytes")
-        text = path.read_text(encoding="utf-8")
-    except FixtureError:
-        raise
-    except (OSError, UnicodeDecodeError) as exc:
-        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise FixtureError(f"{path}: cannot read the cases ({why})") from None
-    rows: list[dict[str, Any]] = []
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except ValueError as exc:
-            raise FixtureError(f"{path}:{n}: not JSON: {str(exc).splitlines()[0]}") from None
-        if not isinstance(row, dict):
-            raise FixtureError(f"{path}:{n}: a case row is a JSON object, not {type(row).__name__}")
-        rows.append(row)  # pyright: ignore[reportUnknownArgumentType]
-    return rows
-
-
-def _plain_tool(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` as a tool function of ``(state, args...)``: as is when its first parameter is
-    ``state``, else wrapped to take (and ignore) the state. The wrapper keeps the signature,
-    type hints and docstring the tool's JSON schema is read from."""
-    params = list(inspect.signature(fn).parameters.values())
-    if params and params[0].name == STATE_PARAMETER:
-        return fn
-
-    @functools.wraps(fn)
-    def takes_state(_state: Any, /, **kwargs: Any) -> Any:
-        return fn(**kwargs)
-
-    leading = inspect.Parameter("_state", inspect.Parameter.POSITIONAL_ONLY)
-    takes_state.__signature__ = inspect.signature(fn).replace(  # type: ignore[attr-defined]
-        parameters=[leading, *params]
-    )
-    return takes_state
-
-
-def _as_results(name: str, got: object) -> CheckResult | list[CheckResult]:
-    """A check function's return value as results (``True``/``False`` is a pass or a fail)."""
-    if isinstance(got, bool):
-        return CheckResult(name=name, passed=got)
-    if isinstance(got, CheckResult):
-        return got
-    if isinstance(got, Sequence) and not isinstance(got, str):
-        return list(got)  # pyright: ignore[reportUnknownArgumentType]  # run_checks checks each
-    raise TypeError(f"returned {type(got).__name__}; return a bool or CheckResult(s)")
 
 
 class OneFileDomain(Domain[Any]):
@@ -173,7 +100,7 @@ class OneFileDomain(Domain[Any]):
         self.description = description
         self.instruction = instruction
         self.output = output
-        self.source = Path(source).resolve() if source is not None else _caller_file(2)
+        self.source = Path(source).resolve() if source is not None else caller_file(2)
         self._cases = cases if isinstance(cases, str | Path) else [dict(r) for r in cases]
         self._state = state
         self._tools: ToolRegistry[Any] = ToolRegistry()
@@ -254,7 +181,7 @@ class OneFileDomain(Domain[Any]):
                 requires_approval=requires_approval,
                 mutates=mutates,
                 consequential=consequential,
-            )(_plain_tool(f))
+            )(plain_tool(f))
             return f
 
         return register(fn) if fn is not None else register
@@ -289,7 +216,7 @@ class OneFileDomain(Domain[Any]):
             label = name or f.__name__
 
             def judge(ctx: CheckContext[Any]) -> CheckResult | list[CheckResult]:
-                return _as_results(label, f(ctx))
+                return as_results(label, f(ctx))
 
             self._checks.append(FunctionCheck(label, judge, hard_gate, needs_output))
             return f
@@ -347,7 +274,7 @@ class OneFileDomain(Domain[Any]):
             return [dict(r) for r in self._cases]
         path = self.cases_path()
         assert path is not None  # cases are a file
-        return _read_jsonl(path)
+        return read_jsonl(path)
 
     def fixtures(self) -> CaseRows:
         """The case rows, as the fixtures the case file's sha256 is taken of."""
@@ -462,5 +389,5 @@ def domain(
         cases=cases,
         state=state,
         description=description,
-        source=_caller_file(2),
+        source=caller_file(2),
     )
