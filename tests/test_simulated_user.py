@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
+import readme_session
 from agentic_eval.agent.tools import ToolRegistry
 from agentic_eval.agent.user import STOP, SimulatedUser, UserView, user_request
 from agentic_eval.backends.base import CallContext, ModelBackend
@@ -300,43 +301,12 @@ def test_scripted_agents_and_users_are_told_the_case(tmp_path: Path) -> None:
     assert told == ["refund-no"]
 
 
-README = EXAMPLE.parent.parent / "README.md"
-
-
-def _session() -> list[tuple[str, list[str]]]:
-    """The console session of the README's section "Conversations with a simulated user"."""
-    text = README.read_text(encoding="utf-8")
-    start = text.index("## Conversations with a simulated user")
-    section = text[start : text.index("\n## ", start + 1)]
-    (console,) = re.findall(r"```console\n(.*?)```", section, re.S)
-    session: list[tuple[str, list[str]]] = []
-    for line in console.splitlines():
-        if line.startswith("$ "):
-            session.append((line[2:], []))
-        else:
-            session[-1][1].append(line)
-    return session
-
-
-def _line(expected: str, actual: str) -> bool:
-    """A line as shown, where ``...`` inside a line stands for any text."""
-    pattern = ".*".join(re.escape(part) for part in expected.split("..."))
-    return re.fullmatch(pattern, actual) is not None
-
-
-def _matches(expected: list[str], actual: list[str]) -> bool:
-    """``actual`` is ``expected``, a line ``...`` standing for any lines (none at the end)."""
-    if not expected:
-        return not actual
-    if expected[0] == "...":
-        return any(_matches(expected[1:], actual[i:]) for i in range(len(actual) + 1))
-    return bool(actual) and _line(expected[0], actual[0]) and _matches(expected[1:], actual[1:])
-
-
 def test_the_readme_conversation_session_runs_as_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    session = _session()
+    session = readme_session.session(
+        readme_session.section("## Conversations with a simulated user")
+    )
     assert len(session) >= 5
     (tmp_path / "examples").mkdir()
     shutil.copy(EXAMPLE, tmp_path / "examples" / EXAMPLE.name)
@@ -347,7 +317,11 @@ def test_the_readme_conversation_session_runs_as_written(
         shown = [line.rstrip() for line in out.splitlines()]
         while shown and not shown[-1]:
             shown.pop()
-        assert _matches([e.rstrip() for e in expected], shown), (command, expected, shown)
+        assert readme_session.matches([e.rstrip() for e in expected], shown), (
+            command,
+            expected,
+            shown,
+        )
 
 
 def _looper(task: Any) -> Any:

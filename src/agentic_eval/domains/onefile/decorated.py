@@ -17,6 +17,9 @@
     @refunds.agent
     def reference(task: AgentTask) -> Iterator[Any]: ...     # a scripted agent
 
+    @refunds.simulated_user
+    def customer(view: UserView) -> str: ...     # optional: every case is a conversation
+
 It is a :class:`~agentic_eval.domains.base.Domain` like any other: the same loop, checks, store,
 gate, case file and recordings. Its files live beside the file that defines it:
 ``<folder>/<name>.cases.json`` (the case file ``goldens write`` writes) and, by the CLI's
@@ -29,7 +32,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agentic_eval.agent.approval import ApprovalRequest
 from agentic_eval.agent.tools import (
@@ -54,6 +57,7 @@ from agentic_eval.domains.onefile.plain import (
 from agentic_eval.tasks.spec import TaskKind
 
 if TYPE_CHECKING:
+    from agentic_eval.agent.user import ScriptedUser, SimulatedUser
     from agentic_eval.backends.scripted import ScriptedAgent
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -61,6 +65,15 @@ CheckFn = Callable[[CheckContext[Any]], "bool | CheckResult | Sequence[CheckResu
 
 ID_KEY = "id"
 """A case row's optional id; the other keys are the case's inputs."""
+USER_KEY = "user"
+"""A case row's optional instructions for the simulated user (what it wants, knows and will
+say yes to): the user's script reads them as ``view.instructions``; the agent never sees them."""
+
+
+class NoAnswer(BaseModel):
+    """The answer of a domain with ``output=None``: none (the checks judge the episode)."""
+
+    model_config = ConfigDict(extra="forbid")
 
 
 class OneFileDomain(Domain[Any]):
@@ -72,17 +85,20 @@ class OneFileDomain(Domain[Any]):
         *,
         system_prompt: str,
         instruction: str,
-        output: type[BaseModel],
+        output: type[BaseModel] | None,
         cases: Sequence[Mapping[str, Any]] | str | Path,
         state: Callable[[dict[str, Any]], Any] | None = None,
         description: str = "",
+        max_turns: int | None = None,
         source: str | Path | None = None,
     ) -> None:
         """Args:
         name: Domain name (a Python identifier; it names the case file and recordings).
         system_prompt: The system prompt of every case.
         instruction: What every case asks; each case's inputs are shown below it.
-        output: The answer's pydantic model (the ``submit`` tool's input).
+        output: The answer's pydantic model (the ``submit`` tool's input), or None: no
+            ``submit`` tool, the checks judge what the episode left (a conversation with a
+            ``user`` ends when the user stops or a tool ends it).
         cases: The case rows: a list of input dicts, or a JSON-lines file (one object a line)
             relative to the defining file. A row's ``id`` names the case (default
             ``case-<n>``); its other keys are the inputs. A file of that name under
@@ -91,6 +107,7 @@ class OneFileDomain(Domain[Any]):
         state: A fresh per-case state from the case's inputs (default: an empty dict); tools
             whose first parameter is ``state`` receive it and checks read it as ``ctx.env``.
         description: One line, for listings.
+        max_turns: The turn budget of every case (default 12; ``--max-turns`` overrides).
         source: The defining file (default: the caller's module file).
         """
         if not name.isidentifier():
@@ -98,6 +115,11 @@ class OneFileDomain(Domain[Any]):
         self.name = name
         self.system_prompt = system_prompt
         self.description = description
+        if max_turns is not None and (isinstance(max_turns, bool) or max_turns < 1):
+            raise ValueError(
+                f"domain {name}: max_turns must be a positive integer, not {max_turns!r}"
+            )
+        self.max_turns = max_turns
         self.instruction = instruction
         self.output = output
         self.source = Path(source).resolve() if source is not None else caller_file(2)
@@ -109,6 +131,8 @@ class OneFileDomain(Domain[Any]):
         self._agents: dict[str, ScriptedAgent] = {}
         self._mutants: list[Mutant] = []
         self._approver: Callable[[CaseSpec, ApprovalRequest], bool] | None = None
+        self._user: ScriptedUser | None = None
+        self._user_lines: tuple[object, dict[str, str]] | None = None
 
     # --- where its files are -------------------------------------------------------------
 
@@ -155,6 +179,8 @@ class OneFileDomain(Domain[Any]):
         requires_approval: ApprovalPredicate | None = None,
         mutates: str | None = None,
         consequential: tuple[str, ...] = (),
+        needs_consent: bool = False,
+        ends_episode: bool = False,
     ) -> Callable[[F], F]: ...
     def tool(
         self,
@@ -165,14 +191,17 @@ class OneFileDomain(Domain[Any]):
         requires_approval: ApprovalPredicate | None = None,
         mutates: str | None = None,
         consequential: tuple[str, ...] = (),
+        needs_consent: bool = False,
+        ends_episode: bool = False,
     ) -> F | Callable[[F], F]:
         """Register a plain typed function as a tool (``@d.tool`` or ``@d.tool(...)``).
 
         Its JSON schema comes from its type hints and Google-style docstring. A first
         parameter named ``state`` receives the case's state. ``requires_approval(state, args)``
         returns an :class:`~agentic_eval.agent.tools.ApprovalRequirement` when a call must be
-        approved first; ``mutates`` and ``consequential`` are as for
-        :meth:`~agentic_eval.agent.tools.ToolRegistry.tool`.
+        approved first; ``mutates``, ``consequential``, ``needs_consent`` (the user's explicit yes
+        to this call first, judged by the ``user_consent`` hard gate) and ``ends_episode`` (a
+        transfer to a human) are as for :meth:`~agentic_eval.agent.tools.ToolRegistry.tool`.
         """
 
         def register(f: F) -> F:
@@ -181,6 +210,8 @@ class OneFileDomain(Domain[Any]):
                 requires_approval=requires_approval,
                 mutates=mutates,
                 consequential=consequential,
+                needs_consent=needs_consent,
+                ends_episode=ends_episode,
             )(plain_tool(f))
             return f
 
@@ -190,7 +221,12 @@ class OneFileDomain(Domain[Any]):
     def check(self, fn: CheckFn, /) -> CheckFn: ...
     @overload
     def check(
-        self, /, *, name: str | None = None, hard_gate: bool = False, needs_output: bool = True
+        self,
+        /,
+        *,
+        name: str | None = None,
+        hard_gate: bool = False,
+        needs_output: bool | None = None,
     ) -> Callable[[CheckFn], CheckFn]: ...
     def check(
         self,
@@ -199,7 +235,7 @@ class OneFileDomain(Domain[Any]):
         *,
         name: str | None = None,
         hard_gate: bool = False,
-        needs_output: bool = True,
+        needs_output: bool | None = None,
     ) -> CheckFn | Callable[[CheckFn], CheckFn]:
         """Register a check: a function of the :class:`~agentic_eval.checks.CheckContext`
         returning a bool (pass or fail) or :class:`~agentic_eval.core.results.CheckResult`\\ s.
@@ -208,9 +244,20 @@ class OneFileDomain(Domain[Any]):
             fn: The function (when used bare, ``@d.check``).
             name: Check name (default: the function name).
             hard_gate: A failure fails the case and the run outright.
-            needs_output: Skip it when nothing valid was submitted (default); pass False for
-                a check of the trace or the final state alone.
+            needs_output: Skip it when nothing valid was submitted (the default when the
+                domain has an ``output``); pass False for a check of the trace or the final
+                state alone. With ``output=None`` nothing is submitted, so every check judges
+                the episode, and True is refused.
+
+        Raises:
+            ValueError: ``needs_output=True`` in a domain with ``output=None``.
         """
+        if needs_output and self.output is None:
+            raise ValueError(
+                f"domain {self.name} has output=None: nothing is submitted, so a check with "
+                "needs_output=True would never run"
+            )
+        skip_without_output = self.output is not None if needs_output is None else needs_output
 
         def register(f: CheckFn) -> CheckFn:
             label = name or f.__name__
@@ -218,7 +265,7 @@ class OneFileDomain(Domain[Any]):
             def judge(ctx: CheckContext[Any]) -> CheckResult | list[CheckResult]:
                 return as_results(label, f(ctx))
 
-            self._checks.append(FunctionCheck(label, judge, hard_gate, needs_output))
+            self._checks.append(FunctionCheck(label, judge, hard_gate, skip_without_output))
             return f
 
         return register(fn) if fn is not None else register
@@ -262,6 +309,14 @@ class OneFileDomain(Domain[Any]):
         self._approver = fn
         return fn
 
+    def simulated_user(self, fn: ScriptedUser) -> ScriptedUser:
+        """Register a scripted simulated user: a function of the conversation so far
+        (:class:`~agentic_eval.agent.user.UserView`: ``case_id``, ``instructions`` (the case
+        row's ``user`` text), ``dialogue``, ``last``) returning its next line, ending it with
+        :data:`~agentic_eval.agent.user.STOP`. Every case then is a conversation it opens."""
+        self._user = fn
+        return fn
+
     # --- the Domain interface ----------------------------------------------------------
 
     def rows(self) -> list[dict[str, Any]]:
@@ -287,10 +342,17 @@ class OneFileDomain(Domain[Any]):
             CaseFileError: A bad case id, a repeated id, or an answer key that raised.
         """
         cases: list[CaseSpec] = []
-        hard = any(c.hard_gate for c in self._all_checks())
+        hard = any(c.hard_gate for c in self._all_checks()) or any(
+            t.needs_consent for t in self._tools
+        )
         for n, row in enumerate(self.rows(), 1):
-            inputs = {k: v for k, v in row.items() if k != ID_KEY}
+            inputs = {k: v for k, v in row.items() if k not in (ID_KEY, USER_KEY)}
             case_id = str(row.get(ID_KEY, f"case-{n}"))
+            if not isinstance(row.get(USER_KEY, ""), str):
+                raise CaseFileError(
+                    f"{self.name}: case {case_id}: {USER_KEY!r} holds the user's instructions "
+                    f"as text, not {type(row[USER_KEY]).__name__}"
+                )
             try:
                 expected = dict(self._answer_key(inputs)) if self._answer_key else {}
             except Exception as exc:
@@ -352,7 +414,36 @@ class OneFileDomain(Domain[Any]):
     def task_kind(self, case: CaseSpec) -> TaskKind:
         """The output model and every registered check (plus the approval gates when a tool
         requires approval)."""
+        if self.output is None:
+            return TaskKind(self.name, NoAnswer, self._all_checks(), submit=False)
         return TaskKind(self.name, self.output, self._all_checks())
+
+    def user(self, case: CaseSpec) -> SimulatedUser | None:
+        """The registered scripted user, with the case row's ``user`` instructions."""
+        if self._user is None:
+            return None
+        from agentic_eval.agent.user import SimulatedUser
+
+        name = getattr(self._user, "__name__", "user")
+        return SimulatedUser(self._user_instructions(case.id), script=self._user, name=name)
+
+    def _user_instructions(self, case_id: str) -> str:
+        """The ``user`` text of the case's row (read once per version of the case rows)."""
+        path = self.cases_path()
+        version: object = None
+        if path is not None:
+            try:
+                stat = path.stat()
+                version = (path, stat.st_mtime_ns, stat.st_size)
+            except OSError:
+                version = (path,)  # rows() says what is wrong with it
+        if self._user_lines is None or self._user_lines[0] != version:
+            rows = self.rows()
+            lines = {
+                str(r.get(ID_KEY, f"case-{n}")): r.get(USER_KEY, "") for n, r in enumerate(rows, 1)
+            }
+            self._user_lines = (version, {k: v for k, v in lines.items() if isinstance(v, str)})
+        return self._user_lines[1].get(case_id, "")
 
     def decide_approval(self, case: CaseSpec, request: ApprovalRequest) -> bool:
         """The registered approver's decision (default: denied)."""
@@ -372,13 +463,15 @@ def domain(
     *,
     system_prompt: str,
     instruction: str,
-    output: type[BaseModel],
+    output: type[BaseModel] | None,
     cases: Sequence[Mapping[str, Any]] | str | Path,
     state: Callable[[dict[str, Any]], Any] | None = None,
     description: str = "",
+    max_turns: int | None = None,
 ) -> OneFileDomain:
     """A domain defined in the calling file; add its parts with the returned object's
-    decorators (``tool``, ``answer_key``, ``check``, ``agent``, ``mutant``, ``approver``).
+    decorators (``tool``, ``answer_key``, ``check``, ``agent``, ``mutant``, ``approver``,
+    ``simulated_user``).
     ``agentic-eval run path/to/file.py`` finds it. See :class:`OneFileDomain` for the
     arguments."""
     return OneFileDomain(
@@ -389,5 +482,6 @@ def domain(
         cases=cases,
         state=state,
         description=description,
+        max_turns=max_turns,
         source=caller_file(2),
     )
