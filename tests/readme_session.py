@@ -36,6 +36,17 @@ def python_file(text: str) -> tuple[str, str]:
     return code.splitlines()[0].removeprefix("# ").strip(), code
 
 
+def shown(out: str) -> list[str]:
+    """What a command printed, as lines compared with the README's: trailing blanks dropped,
+    and the warnings a run prints to stderr on the side left out."""
+    lines = [
+        line.rstrip() for line in out.splitlines() if not line.startswith("agentic-eval: warning:")
+    ]
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
 def line_matches(expected: str, actual: str) -> bool:
     """A line as shown, where ``...`` inside a line stands for any text."""
     pattern = ".*".join(re.escape(part) for part in expected.split("..."))
@@ -44,6 +55,7 @@ def line_matches(expected: str, actual: str) -> bool:
 
 def matches(expected: list[str], actual: list[str]) -> bool:
     """``actual`` is ``expected``, a line ``...`` standing for any lines (none at the end)."""
+    expected = [e.rstrip() for e in expected]
     if not expected:
         return not actual
     if expected[0] == "...":

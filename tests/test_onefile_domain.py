@@ -8,17 +8,15 @@ with what the README shows (``...`` stands for lines left out).
 from __future__ import annotations
 
 import json
-import re
 import shlex
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+import readme_session
 from agentic_eval.cli.main import main
 from agentic_eval.domains import unregister_domain
-
-README = Path(__file__).resolve().parent.parent / "README.md"
 
 
 @pytest.fixture(autouse=True)
@@ -29,54 +27,11 @@ def _forget_eval_domains() -> Iterator[None]:
         unregister_domain(name)
 
 
-def _section() -> str:
-    text = README.read_text(encoding="utf-8")
-    start = text.index("### Start with one file")
-    return text[start : text.index("\n### ", start + 1)]
-
-
 def _example() -> tuple[str, str, list[tuple[str, list[str]]]]:
     """(file name, file text, [(command, expected output lines)]) from the README."""
-    section = _section()
-    (code,) = re.findall(r"```python\n(.*?)```", section, re.S)
-    name = code.splitlines()[0].removeprefix("# ").strip()
-    (console,) = re.findall(r"```console\n(.*?)```", section, re.S)
-    session: list[tuple[str, list[str]]] = []
-    for line in console.splitlines():
-        if line.startswith("$ "):
-            session.append((line[2:], []))
-        else:
-            session[-1][1].append(line)
-    return name, code, session
-
-
-def _matches(expected: list[str], actual: list[str]) -> bool:
-    """Whether ``actual`` is ``expected`` with each ``...`` line standing for any lines."""
-    exp = [e.rstrip() for e in expected]
-    act = [a.rstrip() for a in actual]
-    segments: list[list[str]] = [[]]
-    for line in exp:
-        if line == "...":
-            segments.append([])
-        else:
-            segments[-1].append(line)
-    at = 0
-    for i, seg in enumerate(segments):
-        if not seg:
-            continue
-        anchored_start = i == 0
-        anchored_end = i == len(segments) - 1
-        found = None
-        for j in range(at, len(act) - len(seg) + 1):
-            if act[j : j + len(seg)] == seg and (not anchored_start or j == 0):
-                if anchored_end and j + len(seg) != len(act):
-                    continue
-                found = j
-                break
-        if found is None:
-            return False
-        at = found + len(seg)
-    return True
+    section = readme_session.section("### Start with one file")
+    name, code = readme_session.python_file(section)
+    return name, code, readme_session.session(section)
 
 
 def _cli(capsys: pytest.CaptureFixture[str], command: str) -> tuple[int, str, str]:
@@ -99,10 +54,8 @@ def test_readme_one_file_example_runs_as_written(
     for command, expected in session:
         status, out, err = _cli(capsys, command)
         assert status == 0, (command, out, err)
-        shown = out.replace(f"{folder}/", "").splitlines()
-        while shown and not shown[-1].strip():
-            shown.pop()
-        assert _matches(expected, shown), (command, expected, shown)
+        shown = readme_session.shown(out.replace(f"{folder}/", ""))
+        assert readme_session.matches(expected, shown), (command, expected, shown)
     # The files live beside the eval file, as the README says.
     assert (folder / "refunds.cases.json").is_file()
     recorded = sorted(p.name for p in (folder / "recordings" / "refunds" / "reference").iterdir())

@@ -52,15 +52,8 @@ def test_the_readme_one_file_conversation_runs_as_written(
     for command, expected in session:
         code, out = _cli(capsys, command)
         assert code == 0, (command, out)
-        shown = [line.rstrip() for line in out.replace(f"{folder}/", "").splitlines()]
-        shown = [line for line in shown if not line.startswith("agentic-eval: warning:")]
-        while shown and not shown[-1]:
-            shown.pop()
-        assert readme_session.matches([e.rstrip() for e in expected], shown), (
-            command,
-            expected,
-            shown,
-        )
+        shown = readme_session.shown(out.replace(f"{folder}/", ""))
+        assert readme_session.matches(expected, shown), (command, expected, shown)
     recorded = json.loads(
         (folder / "recordings" / "refund_chat" / "reference" / "wants-it.json").read_text()
     )

@@ -314,14 +314,8 @@ def test_the_readme_conversation_session_runs_as_written(
     for command, expected in session:
         code, out = _cli(capsys, command)
         assert code == (1 if "--agent hasty" in command else 0), (command, out)
-        shown = [line.rstrip() for line in out.splitlines()]
-        while shown and not shown[-1]:
-            shown.pop()
-        assert readme_session.matches([e.rstrip() for e in expected], shown), (
-            command,
-            expected,
-            shown,
-        )
+        shown = readme_session.shown(out)
+        assert readme_session.matches(expected, shown), (command, expected, shown)
 
 
 def _looper(task: Any) -> Any:
