@@ -111,7 +111,7 @@ def test_missing_case_file_says_how_to_write_it(
     path = tmp_path / name
     path.write_text(code, encoding="utf-8")
     status, _, err = _cli(capsys, f"agentic-eval run {path} --backend scripted")
-    assert status == 1
+    assert status == 2  # a broken input: nothing ran
     assert err.strip() == (
         f"agentic-eval: error: refunds: case file {tmp_path}/refunds.cases.json is missing; "
         f"run `agentic-eval goldens write {path}`"
@@ -313,7 +313,7 @@ def test_jsonl_cases_and_real_fixtures_are_marked(
     # An unreadable row is one line naming the file and the line.
     (real / "refunds_jsonl" / "cases.jsonl").write_text('{"id": "r1", "order_id": "O-1"}\n[1]\n')
     status, _, err = _cli(capsys, f"agentic-eval list cases {path}")
-    assert status == 1
+    assert status == 2
     assert err.strip() == (
         f"agentic-eval: error: {real}/refunds_jsonl/cases.jsonl:2: a case row is a JSON "
         "object, not list"
@@ -349,6 +349,6 @@ def test_bad_cases_are_one_line(
     path = tmp_path / name
     path.write_text(code.replace(old, new), encoding="utf-8")
     status, out, err = _cli(capsys, f"agentic-eval goldens write {path}")
-    assert status == 1 and out == ""
+    assert status == 2 and out == ""
     (line,) = err.splitlines()
     assert line.startswith(f"agentic-eval: error: {message}"), line

@@ -147,7 +147,7 @@ def test_a_user_row_that_is_not_text_is_refused(
 ) -> None:
     path = _eval_file(folder, _domain_text(rows='[{"id": "c1", "user": {"wants": "x"}}]'))
     code, out = _cli(capsys, f"agentic-eval goldens write {path}")
-    assert code == 1, out  # goldens write fails as on any case it cannot build
+    assert code == 2, out  # a broken input: nothing could be built
     assert "case c1: 'user' holds the user's instructions as text, not dict" in out
 
 

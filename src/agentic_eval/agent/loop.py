@@ -244,9 +244,7 @@ async def run_agent(
                         status="error",
                     )
                 )
-                run.outcome = Outcome(
-                    kind="error", reason=f"{fault.where}: {fault.error}", where=fault.where
-                )
+                run.outcome = Outcome(kind="error", reason=fault.reason, where=fault.where)
                 return run
         content = tuple(results)
         add(trusted(Message, {"role": "user", "content": content}), _results_json(content))

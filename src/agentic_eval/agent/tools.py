@@ -42,6 +42,15 @@ class DomainFault(Exception):
         self.where = where
         self.error = error
 
+    @property
+    def reason(self) -> str:
+        """``where: error`` on one line, without saying the exception's type twice ("tool t
+        raised KeyError: 'x'", not "tool t raised KeyError: KeyError: 'x'")."""
+        kind, sep, message = self.error.partition(": ")
+        if self.where.endswith(f" {kind}") and " " not in kind:
+            return f"{self.where}: {message}" if sep else self.where
+        return f"{self.where}: {self.error}"
+
 
 def describe_exception(exc: BaseException) -> str:
     """``Type: message`` on one line."""

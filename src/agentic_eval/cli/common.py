@@ -44,6 +44,13 @@ class CannotRun(click.ClickException):
     exit_code = 2
 
 
+class InputError(click.ClickException):
+    """A broken input (a case file, fixtures, a domain's own definition): nothing could be run
+    or judged, so it exits 2 (as a usage error does), never 1, which is a failed gate."""
+
+    exit_code = 2
+
+
 def case_errors() -> tuple[type[Exception], ...]:
     """The errors of a broken case file or fixture file, imported when one is being caught
     (an ``except`` clause evaluates its expression only then)."""
@@ -141,7 +148,7 @@ def load_cases(domain: Domain[Any]) -> list[CaseSpec]:
     try:
         return domain.load_cases()
     except case_errors() as exc:
-        raise click.ClickException(one_line(str(exc))) from None
+        raise InputError(one_line(str(exc))) from None
 
 
 def load_case_rows(domain: Domain[Any]) -> list[CaseRow]:
@@ -156,7 +163,7 @@ def load_case_rows(domain: Domain[Any]) -> list[CaseRow]:
     try:
         return case_rows(domain)
     except case_errors() as exc:
-        raise click.ClickException(one_line(str(exc))) from None
+        raise InputError(one_line(str(exc))) from None
 
 
 def select_cases(cases: list[C], pattern: str | None) -> list[C]:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from agentic_eval.cli.common import case_errors, resolve_domains
+from agentic_eval.cli.common import InputError, case_errors, resolve_domains
 from agentic_eval.core.text import one_line
 
 
@@ -41,7 +41,7 @@ def write(domains: tuple[str, ...], output: Path | None) -> int:
             path = write_goldens(domain, output)
             n = len(domain.build_cases())
         except case_errors() as exc:
-            raise click.ClickException(one_line(str(exc))) from None
+            raise InputError(one_line(str(exc))) from None
         click.echo(f"{domain.name}: wrote {n} cases to {path}")
     return 0
 

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.markup import escape as rich_escape
 from rich.table import Table
 
-from agentic_eval.cli.common import case_errors, resolve_domains, warn
+from agentic_eval.cli.common import InputError, case_errors, resolve_domains, warn
 from agentic_eval.core.canonical import canonical_json
 from agentic_eval.core.text import one_line, printable
 from agentic_eval.report.escape import markdown_cell, terminal_text
@@ -209,7 +209,7 @@ def mutants(domains: tuple[str, ...], as_json: bool, markdown: bool) -> int:
     try:
         km = kill_matrix(chosen)
     except (KillMatrixError, *case_errors()) as exc:
-        raise click.ClickException(one_line(str(exc))) from None
+        raise InputError(one_line(str(exc))) from None
     seconds = time.perf_counter() - started
     if not km.domains:
         for name in km.skipped:

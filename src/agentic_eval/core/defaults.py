@@ -5,6 +5,8 @@ backend spec and the command-line options alike (this module imports nothing, so
 from __future__ import annotations
 
 DEFAULT_MAX_TURNS = 12
+MAX_TURNS = 200
+"""The largest turn budget a run, a domain or a case may set."""
 MAX_REJECTIONS = 3
 """``step --interactive``: how many times the operator may reject before the loop ends."""
 DEFAULT_MAX_TOKENS = 1024
