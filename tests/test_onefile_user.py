@@ -164,3 +164,58 @@ def test_checks_of_a_domain_without_output_judge_every_episode(folder: Path) -> 
     assert [c.name for c in kind.checks] == ["judged"]
     assert not kind.checks[0].needs_output  # runs although nothing is ever submitted
     assert domain.user(case) is None  # no simulated user registered: no conversation
+
+
+TALKER = """
+from typing import Any
+import agentic_eval
+from agentic_eval import AgentTask, CheckContext, Say, UserView
+
+chat = agentic_eval.domain(
+    "chat_bad", system_prompt="s", instruction="i", output=None, cases=[{"id": "c1"}],
+    max_turns=3,
+)
+
+
+@chat.check
+def fine(ctx: CheckContext[Any]) -> bool:
+    return True
+
+
+@chat.simulated_user
+def talker(view: UserView) -> str:
+    return "Tell me more."
+
+
+@chat.agent
+def reference(task: AgentTask) -> Any:
+    while True:
+        yield Say("What else?")
+
+
+@chat.agent
+def quiet(task: AgentTask) -> Any:
+    yield Say("Hello.")
+"""
+
+
+@pytest.mark.parametrize(
+    ("agent", "reason"),
+    [
+        (
+            "reference",
+            "exceeded max turns (3) before the episode ended (the user had not said ###STOP###)",
+        ),
+        ("quiet", "scripted agent stopped before the episode ended (its generator returned)"),
+    ],
+)
+def test_an_episode_that_does_not_end_says_why(
+    folder: Path, capsys: pytest.CaptureFixture[str], agent: str, reason: str
+) -> None:
+    (folder / "chat_bad.py").write_text(TALKER, encoding="utf-8")
+    assert _cli(capsys, "agentic-eval goldens write chat_bad.py")[0] == 0
+    code, out = _cli(
+        capsys, f"agentic-eval run chat_bad.py --backend scripted --agent {agent} --no-history"
+    )
+    assert code == 1, out
+    assert f"c1: error - {reason}" in out, out

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 from pydantic.fields import FieldInfo
 
 from agentic_eval.core.canonical import canonical_json
+from agentic_eval.core.defaults import SUBMIT_TOOL as SUBMIT_TOOL
 from agentic_eval.core.model import ToolSpec
 
 Env = TypeVar("Env")
@@ -409,7 +410,6 @@ class ToolRegistry(Generic[Env]):
         return self._rules
 
 
-SUBMIT_TOOL = "submit"
 REQUEST_APPROVAL_TOOL = "request_approval"
 RESERVED_TOOL_NAMES = frozenset({SUBMIT_TOOL, REQUEST_APPROVAL_TOOL})
 
