@@ -90,6 +90,40 @@ def test_recordings_stay_beside_the_file_from_another_folder(
     assert status == 0 and "refunds\treference\t3 transcripts" in out
 
 
+def test_a_domain_instance_in_an_eval_file_records_beside_it_and_is_named_by_its_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    example = Path(__file__).resolve().parent.parent / "examples"
+    folder = tmp_path / "suite"
+    folder.mkdir()
+    path = folder / "chat_eval.py"
+    path.write_text(
+        f"import sys\nsys.path.insert(0, {str(example)!r})\n"
+        "from support_chat import SupportChat\n\nchat = SupportChat()\n",
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(tmp_path)
+    try:
+        status, _, err = _cli(capsys, "agentic-eval run suite/chat_eval.py")
+        assert status == 1
+        assert err.strip().splitlines()[0] == (
+            f"agentic-eval: error: support_chat: nothing recorded under {folder}/recordings to "
+            "replay; record it with `agentic-eval run suite/chat_eval.py --backend scripted "
+            "--record`"
+        )
+        status, _, _ = _cli(
+            capsys,
+            "agentic-eval run suite/chat_eval.py --backend scripted --agent careful --record",
+        )
+        assert status == 0
+        assert (folder / "recordings" / "support_chat" / "careful" / "refund-yes.json").is_file()
+        assert not (tmp_path / "evals").exists()
+        monkeypatch.chdir(folder)
+        assert _cli(capsys, f"agentic-eval run {path}")[0] == 0  # replays from anywhere
+    finally:
+        unregister_domain("support_chat")
+
+
 def test_goldens_check_catches_a_changed_answer(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

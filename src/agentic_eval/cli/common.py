@@ -134,9 +134,30 @@ def recordings_root(names: tuple[str, ...], recordings: Path) -> Path:
     if given or not names or not all(_is_eval_file(n) for n in names):
         return recordings
     from agentic_eval.domains.onefile import OneFileDomain
+    from agentic_eval.domains.onefile.loading import eval_file_of
 
-    roots = {d.recordings_root() for d in resolve_domains(names) if isinstance(d, OneFileDomain)}
+    roots: set[Path] = set()
+    for d in resolve_domains(names):
+        source = eval_file_of(d)
+        if isinstance(d, OneFileDomain):
+            roots.add(d.recordings_root())
+        elif source is not None:  # a Domain instance in an eval file: beside the file, too
+            roots.add(source.parent / "recordings")
     return roots.pop() if len(roots) == 1 else recordings
+
+
+def domain_argument(domain: Domain[Any]) -> str:
+    """How a command names ``domain``: the path of the eval file that defines it (relative to
+    the working directory when under it), else its name."""
+    from agentic_eval.domains.onefile.loading import eval_file_of
+
+    source = eval_file_of(domain)
+    if source is None:
+        return domain.name
+    try:
+        return str(source.relative_to(Path.cwd()))
+    except ValueError:
+        return str(source)
 
 
 def load_cases(domain: Domain[Any]) -> list[CaseSpec]:

@@ -52,7 +52,8 @@ recordings_option = click.option(
     type=click.Path(path_type=Path, file_okay=False),
     default=DEFAULT_RECORDINGS,
     show_default=True,
-    help="Root folder of the recordings.",
+    help="Root folder of the recordings (for domains named by their eval file: the recordings "
+    "folder beside that file).",
 )
 provider_option = click.option(
     "--provider",
