@@ -44,8 +44,13 @@ def scripted_customer(instruction: str) -> ScriptedUser:
 
 
 def _written(value: Any) -> str:
+    """A value as the confirmation line writes it: a list's items joined with commas, a
+    record's fields as ``name value`` (an airline flight: ``flight number HAT001 date ...``)."""
     if isinstance(value, list):
         return ", ".join(_written(v) for v in value)  # pyright: ignore[reportUnknownVariableType]
+    if isinstance(value, dict):
+        fields = value.items()  # pyright: ignore[reportUnknownVariableType, reportUnknownMemberType]
+        return "(" + " ".join(f"{str(k).replace('_', ' ')} {_written(v)}" for k, v in fields) + ")"  # pyright: ignore[reportUnknownArgumentType]
     return str(value)
 
 
