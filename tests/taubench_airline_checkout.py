@@ -150,7 +150,7 @@ RESERVATIONS = {
     ),
     "RES002": _reservation(
         "RES002", "ada_hopper_101", "business",
-        [_leg("FX101", "2024-05-11", 300), _leg("FX102", "2024-05-11", 310)], [ADA, GRACE],
+        [_leg("FX101", "2024-05-11", 290), _leg("FX102", "2024-05-11", 305)], [ADA, GRACE],
         "gift_card_2002", bags=2, insurance="yes",
     ),
     "RES003": _reservation(
@@ -224,7 +224,7 @@ TASKS = [
         "economy, same flights, refund to your visa card, and ask how much you save.",
         actions=[
             Action(name="get_reservation_details", kwargs={"reservation_id": "RES002"}),
-            Action(name="calculate", kwargs={"expression": "1220 - 400"}),
+            Action(name="calculate", kwargs={"expression": "1190 - 400"}),
             Action(
                 name="update_reservation_flights",
                 kwargs={
@@ -238,7 +238,7 @@ TASKS = [
                 },
             ),
         ],
-        outputs=["820"],
+        outputs=["790"],
     ),
     Task(
         annotator="1",

@@ -2,7 +2,9 @@
 changes (the same arithmetic, unrounded, so the database hashes the same) and the same results
 and error texts as ``tau_bench/envs/airline/tools/``. A record is changed only through
 :meth:`TauDatabase.writable`, this case's own copy of it; what a call stores of its arguments is
-a copy of them (tau-bench stores the arguments themselves, which nothing changes afterwards).
+a copy of them (tau-bench stores the arguments themselves, which nothing changes afterwards),
+with each flight's, passenger's and payment's fields in the schema's order (see
+:func:`in_order`).
 
 Their quirks are tau-bench's: a booking takes the first free id of ``HATHAT``, ``HATHAU`` and
 ``HATHAV`` (overwriting ``HATHAV`` when all three are taken), cancelling does not look at the
@@ -31,6 +33,26 @@ BOOKED_AT = "2024-05-15T15:00:00"
 """A booking's ``created_at`` (tau-bench's fixed "now")."""
 BAG_FEE = 50
 INSURANCE_FEE = 30
+FLIGHT_FIELDS = ("flight_number", "date")
+PASSENGER_FIELDS = ("first_name", "last_name", "dob")
+PAYMENT_FIELDS = ("payment_id", "amount")
+
+
+def in_order(records: list[dict[str, Any]], fields: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Copies of argument records (flights, passengers, payments) with their fields in the
+    schema's order, then any others by name.
+
+    tau-bench keeps them in the order the agent wrote them. A recording keeps a call's arguments
+    with their keys sorted, so a replay would show the agent other text than the run it replays
+    did; in the schema's order, both show the same, which is tau-bench's text whenever the agent
+    wrote them in that order (as the gold actions do). The database hashes the same either way.
+    """
+    ordered: list[dict[str, Any]] = []
+    for record in records:
+        first = {name: copy.deepcopy(record[name]) for name in fields if name in record}
+        rest = {k: copy.deepcopy(record[k]) for k in sorted(record, key=str) if k not in fields}
+        ordered.append({**first, **rest})
+    return ordered
 
 
 def _priced(
@@ -90,7 +112,7 @@ def book_reservation(
         return "Error: user not found"
     user = users[user_id]
     reservation_id = next((r for r in BOOKED_IDS if r not in reservations), BOOKED_IDS[-1])
-    booked = copy.deepcopy(flights)
+    booked = in_order(flights, FLIGHT_FIELDS)
     total_price: Any = 0
     for flight in booked:
         priced = _priced(db, flight, cabin, len(passengers))
@@ -128,8 +150,8 @@ def book_reservation(
         "flight_type": flight_type,
         "cabin": cabin,
         "flights": booked,
-        "passengers": copy.deepcopy(passengers),
-        "payment_history": copy.deepcopy(payment_methods),
+        "passengers": in_order(passengers, PASSENGER_FIELDS),
+        "payment_history": in_order(payment_methods, PAYMENT_FIELDS),
         "created_at": BOOKED_AT,
         "total_baggages": total_baggages,
         "nonfree_baggages": nonfree_baggages,
@@ -253,7 +275,7 @@ def update_reservation_flights(
         return "Error: reservation not found"
     current = db.data["reservations"][reservation_id]
     travellers = len(current["passengers"])
-    new_flights = copy.deepcopy(flights)
+    new_flights = in_order(flights, FLIGHT_FIELDS)
     total_price: Any = 0
     for flight in new_flights:
         kept = [
@@ -301,5 +323,5 @@ def update_reservation_passengers(
     if len(passengers) != len(db.data["reservations"][reservation_id]["passengers"]):
         return "Error: number of passengers does not match"
     reservation = db.writable("reservations", reservation_id)
-    reservation["passengers"] = copy.deepcopy(passengers)
+    reservation["passengers"] = in_order(passengers, PASSENGER_FIELDS)
     return json.dumps(reservation)
