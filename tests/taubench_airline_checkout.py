@@ -123,8 +123,15 @@ def _leg(number: str, date: str, price: int) -> dict[str, Any]:
     }
 
 
-def _reservation(rid: str, user: str, cabin: str, flights: list[dict[str, Any]],
-                 passengers: list[dict[str, str]], paid_by: str, **more: Any) -> dict[str, Any]:  # fmt: skip
+def _reservation(
+    rid: str,
+    user: str,
+    cabin: str,
+    flights: list[dict[str, Any]],
+    passengers: list[dict[str, str]],
+    paid_by: str,
+    **more: Any,
+) -> dict[str, Any]:
     total = sum(f["price"] for f in flights) * len(passengers)
     return {
         "reservation_id": rid,

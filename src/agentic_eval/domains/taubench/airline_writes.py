@@ -127,9 +127,8 @@ def book_reservation(
         if payment_id not in user["payment_methods"]:
             return f"Error: payment method {payment_id} not found"
         method = user["payment_methods"][payment_id]
-        if method["source"] in ("gift_card", "certificate"):
-            if method["amount"] < amount:
-                return f"Error: not enough balance in payment method {payment_id}"
+        if method["source"] in ("gift_card", "certificate") and method["amount"] < amount:
+            return f"Error: not enough balance in payment method {payment_id}"
     if sum(payment["amount"] for payment in payment_methods) != total_price:
         paid = sum(payment["amount"] for payment in payment_methods)
         return (
@@ -214,7 +213,11 @@ def _payer(db: TauDatabase, user_id: str, payment_id: str, price: Any) -> dict[s
 
 
 def _charge(
-    db: TauDatabase, reservation: dict[str, Any], payment_id: str, method: dict[str, Any], price: Any
+    db: TauDatabase,
+    reservation: dict[str, Any],
+    payment_id: str,
+    method: dict[str, Any],
+    price: Any,
 ) -> None:
     """Take ``price`` from a gift card (a negative price pays it back); other methods are
     charged outside the database."""

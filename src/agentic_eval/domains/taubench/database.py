@@ -60,7 +60,9 @@ class Pristine:
             airline's airport list, read from the checkout); never hashed, never changed.
     """
 
-    def __init__(self, raw: Mapping[str, bytes], constants: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self, raw: Mapping[str, bytes], constants: Mapping[str, Any] | None = None
+    ) -> None:
         self.tables: dict[str, dict[str, Any]] = {t: json.loads(b) for t, b in raw.items()}
         self.constants: Mapping[str, Any] = dict(constants or {})
         self._text: dict[tuple[str, str], str] = {}

@@ -49,8 +49,9 @@ def _written(value: Any) -> str:
     if isinstance(value, list):
         return ", ".join(_written(v) for v in value)  # pyright: ignore[reportUnknownVariableType]
     if isinstance(value, dict):
-        fields = value.items()  # pyright: ignore[reportUnknownVariableType, reportUnknownMemberType]
-        return "(" + " ".join(f"{str(k).replace('_', ' ')} {_written(v)}" for k, v in fields) + ")"  # pyright: ignore[reportUnknownArgumentType]
+        fields: dict[Any, Any] = value  # pyright: ignore[reportUnknownVariableType]
+        named = (f"{str(k).replace('_', ' ')} {_written(v)}" for k, v in fields.items())
+        return f"({' '.join(named)})"
     return str(value)
 
 

@@ -62,12 +62,16 @@ _AIRLINE_WRITES: tuple[tuple[Callable[..., str], str], ...] = (
     (airline_writes.update_reservation_flights, "reservation_id"),
     (airline_writes.update_reservation_passengers, "reservation_id"),
 )
-_TOOLS: dict[str, tuple[tuple[Callable[..., str], ...], tuple[tuple[Callable[..., str], str], ...]]]
-_TOOLS = {"retail": (_RETAIL_READS, _RETAIL_WRITES), "airline": (_AIRLINE_READS, _AIRLINE_WRITES)}
+_Reads = tuple[Callable[..., str], ...]
+_Writes = tuple[tuple[Callable[..., str], str], ...]
+_TOOLS: dict[str, tuple[_Reads, _Writes]] = {
+    "retail": (_RETAIL_READS, _RETAIL_WRITES),
+    "airline": (_AIRLINE_READS, _AIRLINE_WRITES),
+}
 """Each environment's read tools, and its write tools with the argument naming their target."""
 
 
-def _writes(env: str) -> tuple[tuple[Callable[..., str], str], ...]:
+def _writes(env: str) -> _Writes:
     if env not in _TOOLS:
         raise ValueError(f"tau-bench {env}: its tools are not re-implemented")
     return _TOOLS[env][1]
