@@ -20,7 +20,7 @@ def get_reservation_details(db: TauDatabase, reservation_id: str) -> str:
     """Get the details of a reservation.
 
     Args:
-        reservation_id: The reservation id, such as '8JX2WO'.
+        reservation_id: The reservation id, such as 'AB12CD'.
     """
     reservations = db.data["reservations"]
     if reservation_id in reservations:
@@ -32,7 +32,7 @@ def get_user_details(db: TauDatabase, user_id: str) -> str:
     """Get a user's details, with their payment methods and reservations.
 
     Args:
-        user_id: The user id, such as 'sara_doe_496'.
+        user_id: The user id, such as 'jo_doe_123'.
     """
     users = db.data["users"]
     if user_id in users:

@@ -95,12 +95,12 @@ def book_reservation(
     explicit confirmation.
 
     Args:
-        user_id: The user booking, such as 'sara_doe_496'.
+        user_id: The user booking, such as 'jo_doe_123'.
         origin: The origin airport's code, such as 'SFO'.
         destination: The destination airport's code, such as 'JFK'.
         flight_type: 'one_way' or 'round_trip'.
         cabin: 'basic_economy', 'economy' or 'business'.
-        flights: Each flight: {'flight_number': 'HAT001', 'date': '2024-05-01'}.
+        flights: Each flight: {'flight_number': 'XY001', 'date': '2024-05-01'}.
         passengers: Each passenger: {'first_name', 'last_name', 'dob' ('YYYY-MM-DD')}.
         payment_methods: Each payment: {'payment_id': an id of the user's, 'amount': a number}.
         total_baggages: The bags the reservation includes.
@@ -166,7 +166,7 @@ def cancel_reservation(db: TauDatabase, reservation_id: str) -> str:
     explicit confirmation.
 
     Args:
-        reservation_id: The reservation id, such as 'ZFA04Y'.
+        reservation_id: The reservation id, such as 'AB12CD'.
     """
     if reservation_id not in db.data["reservations"]:
         return "Error: reservation not found"
@@ -185,7 +185,7 @@ def send_certificate(db: TauDatabase, user_id: str, amount: StrictInt | StrictFl
     after the user's explicit confirmation.
 
     Args:
-        user_id: The user, such as 'sara_doe_496'.
+        user_id: The user, such as 'jo_doe_123'.
         amount: The certificate's amount.
     """
     if user_id not in db.data["users"]:
@@ -237,10 +237,10 @@ def update_reservation_baggages(
     explicit confirmation.
 
     Args:
-        reservation_id: The reservation id, such as 'ZFA04Y'.
+        reservation_id: The reservation id, such as 'AB12CD'.
         total_baggages: The bags the reservation includes, updated.
         nonfree_baggages: The bags to be paid for, updated.
-        payment_id: The user's payment method paying, such as 'credit_card_7815826'.
+        payment_id: The user's payment method paying, such as 'credit_card_1234567'.
     """
     if reservation_id not in db.data["reservations"]:
         return "Error: reservation not found"
@@ -269,10 +269,10 @@ def update_reservation_flights(
     cabin, paying or refunding the difference. Only after the user's explicit confirmation.
 
     Args:
-        reservation_id: The reservation id, such as 'ZFA04Y'.
+        reservation_id: The reservation id, such as 'AB12CD'.
         cabin: 'basic_economy', 'economy' or 'business'.
         flights: Each flight of the whole new reservation: {'flight_number', 'date'}.
-        payment_id: The user's payment method paying or refunded, such as 'gift_card_7815826'.
+        payment_id: The user's payment method paying or refunded, such as 'gift_card_1234567'.
     """
     if reservation_id not in db.data["reservations"]:
         return "Error: reservation not found"
@@ -318,7 +318,7 @@ def update_reservation_passengers(
     confirmation.
 
     Args:
-        reservation_id: The reservation id, such as 'ZFA04Y'.
+        reservation_id: The reservation id, such as 'AB12CD'.
         passengers: Each passenger: {'first_name', 'last_name', 'dob' ('YYYY-MM-DD')}.
     """
     if reservation_id not in db.data["reservations"]:

@@ -45,7 +45,7 @@ def scripted_customer(instruction: str) -> ScriptedUser:
 
 def _written(value: Any) -> str:
     """A value as the confirmation line writes it: a list's items joined with commas, a
-    record's fields as ``name value`` (an airline flight: ``flight number HAT001 date ...``)."""
+    record's fields as ``name value`` (an airline flight: ``flight number XY001 date ...``)."""
     if isinstance(value, list):
         return ", ".join(_written(v) for v in value)  # pyright: ignore[reportUnknownVariableType]
     if isinstance(value, dict):
