@@ -265,8 +265,9 @@ def update_reservation_flights(
     flights: list[dict[str, Any]],
     payment_id: str,
 ) -> str:
-    """Replace a reservation's flights (every flight of the new itinerary, changed or not) and
-    cabin, paying or refunding the difference. Only after the user's explicit confirmation.
+    """Replace a reservation's flights (every flight of the new itinerary, changed or not),
+    priced in ``cabin``, paying or refunding the difference (as in tau-bench, the reservation's
+    own cabin is left as it was). Only after the user's explicit confirmation.
 
     Args:
         reservation_id: The reservation id, such as 'AB12CD'.
