@@ -97,6 +97,24 @@ def resolve_domains(names: tuple[str, ...]) -> list[Domain[Any]]:
         raise click.ClickException(one_line(str(exc))) from None
 
 
+def resolve_one_domain(name: str, what: str) -> Domain[Any]:
+    """The one domain ``name`` names, for a command (``what``) that takes one: a registered
+    domain, or an eval file defining exactly one.
+
+    Raises:
+        click.UsageError: For an unknown name, an eval file that cannot be used, or one that
+            defines several domains (naming them).
+    """
+    found = resolve_domains((name,))
+    if len(found) != 1:
+        names = ", ".join(d.name for d in found)
+        raise click.UsageError(
+            f"{name} defines {len(found)} domains ({names}); {what} takes one: use an eval "
+            "file defining one of them"
+        )
+    return found[0]
+
+
 def _is_eval_file(name: str) -> bool:
     """:func:`~agentic_eval.domains.onefile.is_eval_file` (imported alone: a registered
     domain's name loads none of the one-file machinery)."""

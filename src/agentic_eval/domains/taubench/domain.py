@@ -1,4 +1,5 @@
-"""tau-bench's retail environment as a domain, read from a checkout the user points at.
+"""A tau-bench environment (retail or airline) as a domain, read from a checkout the user points
+at.
 
 The database is the fixtures (each case gets a copy-on-write copy), the policy (``wiki.md``) is
 the system prompt, our re-implemented tools are the tools, each task is a case whose simulated
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,7 @@ from agentic_eval.backends.scripted import ScriptedAgent
 from agentic_eval.core.case import CaseSpec
 from agentic_eval.domains.base import Domain, Mutant
 from agentic_eval.domains.taubench import checkout
+from agentic_eval.domains.taubench.airline_reads import AIRPORTS
 from agentic_eval.domains.taubench.answer_key import KIND, TURN_BUDGET, build_case
 from agentic_eval.domains.taubench.checkout import TauTask
 from agentic_eval.domains.taubench.database import Pristine, TauDatabase
@@ -45,13 +48,13 @@ class NoAnswer(BaseModel):
 
 
 class TauBenchDomain(Domain[TauDatabase]):
-    """tau-bench's ``env`` environment (``retail``), its ``split`` tasks, from the checkout at
-    ``path``.
+    """tau-bench's ``env`` environment (``retail`` or ``airline``), its ``split`` tasks, from
+    the checkout at ``path``.
 
     Args:
         path: The checkout (a directory holding ``tau_bench/envs/<env>/``).
-        env: The environment; only ``retail`` is re-implemented.
-        split: The task file (``test``, ``train`` or ``dev``).
+        env: The environment: ``retail`` or ``airline``.
+        split: The task file (retail: ``test``, ``train`` or ``dev``; airline: ``test``).
         name: The domain's name (default ``tau_bench_<env>``, with ``_<split>`` unless test).
         user_backend: A model to play the user (default: the scripted customer).
         user_model: The user model's name, sent to ``user_backend``.
@@ -91,10 +94,16 @@ class TauBenchDomain(Domain[TauDatabase]):
         return checkout.read_tables(self.where, self.env)
 
     @functools.cached_property
+    def _constants(self) -> dict[str, object]:
+        """What the tools read from the checkout's tool code (the airline's airport list)."""
+        airports = checkout.read_airports(self.where) if self.env == "airline" else None
+        return {} if airports is None else {AIRPORTS: airports}
+
+    @functools.cached_property
     def pristine(self) -> Pristine:
         """The database as loaded (shared, never changed: cases get copies)."""
         try:
-            return Pristine(self._raw)
+            return Pristine(self._raw, self._constants)
         except ValueError as exc:
             raise checkout.TauBenchError(f"{self.where / 'data'}: invalid JSON: {exc}") from None
 
@@ -118,11 +127,16 @@ class TauBenchDomain(Domain[TauDatabase]):
         return TauFixtures.model_construct(tables=self.pristine.tables)
 
     def fixtures_sha256(self) -> str:
-        """sha256 over the database files' bytes (each named), not their canonical JSON."""
+        """sha256 over the database files' bytes (each named), not their canonical JSON, and
+        over the constants read from the tools' code, when there are any."""
         digest = hashlib.sha256()
         for table, raw in self._raw.items():
             digest.update(f"{table}:{len(raw)}:".encode())
             digest.update(raw)
+        if self._constants:
+            text = json.dumps(self._constants, sort_keys=True).encode()
+            digest.update(f"constants:{len(text)}:".encode())
+            digest.update(text)
         return digest.hexdigest()
 
     def build_cases(self) -> list[CaseSpec]:
