@@ -32,6 +32,7 @@ from agentic_eval.domains.taubench.database import Pristine, TauDatabase
 from agentic_eval.domains.taubench.judging import tau_reward_check
 from agentic_eval.domains.taubench.people import gold_agent, scripted_customer
 from agentic_eval.domains.taubench.toolset import consent_tools, implementations, registry
+from agentic_eval.domains.taubench.user_prompt import read_user_prompt
 from agentic_eval.tasks.spec import TaskKind
 
 
@@ -59,7 +60,8 @@ class TauBenchDomain(Domain[TauDatabase]):
         user_backend: A model to play the user (default: the scripted customer).
         user_model: The user model's name, sent to ``user_backend``.
         user_prompt: The user model's system prompt (``{instructions}`` and ``{stop}`` are
-            filled in; default: :data:`~agentic_eval.agent.user.USER_PROMPT`).
+            filled in; default: tau-bench's own, read from the checkout's
+            ``tau_bench/envs/user.py``, else :data:`~agentic_eval.agent.user.USER_PROMPT`).
 
     Raises:
         TauBenchError: When ``path`` is not a tau-bench checkout holding what is read.
@@ -76,7 +78,7 @@ class TauBenchDomain(Domain[TauDatabase]):
         name: str | None = None,
         user_backend: ModelBackend | None = None,
         user_model: str = "",
-        user_prompt: str = USER_PROMPT,
+        user_prompt: str | None = None,
     ) -> None:
         self.root = Path(path).expanduser().absolute()
         self.where = checkout.check_checkout(self.root, env, split)
@@ -87,6 +89,8 @@ class TauBenchDomain(Domain[TauDatabase]):
         self.name = name or f"tau_bench_{env}" + ("" if split == "test" else f"_{split}")
         self.description = f"tau-bench {env}, {split} tasks, from {self.root}"
         self.system_prompt = checkout.read_policy(self.where)
+        if user_prompt is None:
+            user_prompt = read_user_prompt(self.root) or USER_PROMPT
         self.user_backend, self.user_model, self.user_prompt = user_backend, user_model, user_prompt
 
     @functools.cached_property
