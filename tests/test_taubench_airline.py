@@ -453,7 +453,7 @@ def test_the_import_without_env_defines_every_environment_the_checkout_holds(
     into = tmp_path / "evals"
     code, out = _cli(capsys, f"agentic-eval import tau-bench {root} --into {into}")
     assert code == 0, out
-    assert out.splitlines() == [
+    assert [line for line in out.splitlines() if not line.startswith("  ")] == [
         f"tau_bench_retail: 5 tasks from {root}",
         f"tau_bench_airline: 6 tasks from {root}",
         f"wrote {into / EVAL_FILE}",

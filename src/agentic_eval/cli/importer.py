@@ -45,10 +45,12 @@ def tau_bench(path: Path, into: Path, env: str | None) -> int:
     from agentic_eval.domains.taubench import TauBenchError, write_eval_file
 
     try:
-        written, found = write_eval_file(path, into, env)
+        imported = write_eval_file(path, into, env)
     except TauBenchError as exc:
         raise click.UsageError(one_line(str(exc))) from None
-    for domain in found:
-        click.echo(f"{domain.name}: {len(domain.build_cases())} tasks from {domain.root}")
-    click.echo(f"wrote {written}")
+    for domain, fit in zip(imported.domains, imported.fits, strict=True):
+        click.echo(f"{domain.name}: {fit.tasks} tasks from {domain.root}")
+        for note in fit.notes():
+            click.echo(f"  {note}")
+    click.echo(f"{'replaced' if imported.replaced else 'wrote'} {imported.path}")
     return 0

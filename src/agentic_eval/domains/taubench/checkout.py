@@ -73,6 +73,10 @@ def check_checkout(root: Path, env: str, split: str) -> Path:
     if split not in SPLITS[env]:
         known = ", ".join(SPLITS[env])
         raise TauBenchError(f"tau-bench {env} has no task split {split!r}; known: {known}")
+    if not root.is_dir():
+        raise TauBenchError(
+            f"{root}: {'not a directory' if root.exists() else 'no such directory'}"
+        )
     where = env_dir(root, env)
     needed = [where / "data" / f"{t}.json" for t in TABLES[env]]
     needed += [where / "wiki.md", where / f"tasks_{split}.py"]

@@ -109,7 +109,14 @@ class TauBenchDomain(Domain[TauDatabase]):
         try:
             return Pristine(self._raw, self._constants)
         except ValueError as exc:
-            raise checkout.TauBenchError(f"{self.where / 'data'}: invalid JSON: {exc}") from None
+            where = self.where / "data"
+            for table, raw in self._raw.items():  # name the file at fault
+                try:
+                    json.loads(raw)
+                except ValueError:
+                    where = where / f"{table}.json"
+                    break
+            raise checkout.TauBenchError(f"{where}: invalid JSON: {exc}") from None
 
     @functools.cached_property
     def tasks(self) -> list[TauTask]:

@@ -10,9 +10,11 @@ environment's alone (``tau_bench_<env>_eval.py``), for the commands that take on
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 from agentic_eval.domains.taubench.checkout import SPLITS, TABLES, TauBenchError, env_dir
 from agentic_eval.domains.taubench.domain import TauBenchDomain
+from agentic_eval.domains.taubench.fit import Fit, check_fit
 
 EVAL_FILE = "tau_bench_eval.py"
 """The eval file defining every environment of the checkout."""
@@ -37,7 +39,7 @@ def domains(
         TauBenchError: When ``path`` is not a tau-bench checkout (holding none of them), or the
             environment asked for, or one it holds, is unusable.
     """
-    root = Path(path).expanduser().absolute()
+    root = Path(path).expanduser().resolve()
     if env is not None:
         return (TauBenchDomain(root, env, split),)
     held = [e for e in ENVS if env_dir(root, e).is_dir() and split in SPLITS[e]]
@@ -56,27 +58,36 @@ def eval_file_text(path: Path, envs: tuple[str, ...]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_eval_file(
-    path: str | Path, into: str | Path, env: str | None = None
-) -> tuple[Path, tuple[TauBenchDomain, ...]]:
-    """Check the checkout at ``path`` (its tasks are read and every answer computed) and write an
-    eval file naming it into ``into``: ``tau_bench_eval.py`` defining every environment it holds,
-    or, with ``env``, ``tau_bench_<env>_eval.py`` defining that one.
+class Imported(NamedTuple):
+    """What ``import tau-bench`` wrote and found."""
 
-    Returns:
-        The file written, and the domains it defines.
+    path: Path
+    """The eval file written."""
+    replaced: bool
+    """Whether a file of that name was there before (it is replaced)."""
+    domains: tuple[TauBenchDomain, ...]
+    fits: tuple[Fit, ...]
+    """Each domain's checks (:func:`~agentic_eval.domains.taubench.fit.check_fit`)."""
+
+
+def write_eval_file(path: str | Path, into: str | Path, env: str | None = None) -> Imported:
+    """Check the checkout at ``path`` (its tasks are read, every answer computed, and its parts
+    checked to fit together) and write an eval file naming it into ``into``:
+    ``tau_bench_eval.py`` defining every environment it holds, or, with ``env``,
+    ``tau_bench_<env>_eval.py`` defining that one.
 
     Raises:
-        TauBenchError: When ``path`` is not a tau-bench checkout, or ``into`` cannot be written.
+        TauBenchError: When ``path`` is not a tau-bench checkout, its parts do not fit, or
+            ``into`` cannot be written.
     """
-    root = Path(path).expanduser().absolute()
+    root = Path(path).expanduser().resolve()
     found = domains(root, env=env)
-    for domain in found:
-        domain.build_cases()
+    fits = tuple(check_fit(domain) for domain in found)
     target = Path(into).expanduser() / eval_file_name(env)
+    replaced = target.exists()
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(eval_file_text(root, tuple(d.env for d in found)), encoding="utf-8")
     except OSError as exc:
         raise TauBenchError(f"{target}: cannot be written: {exc.strerror or exc}") from None
-    return target, found
+    return Imported(target, replaced, found, fits)
