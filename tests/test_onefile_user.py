@@ -219,3 +219,43 @@ def test_an_episode_that_does_not_end_says_why(
     )
     assert code == 1, out
     assert f"c1: error - {reason}" in out, out
+
+
+SILENT = """
+from typing import Any
+import agentic_eval
+from agentic_eval import STOP, AgentTask, CheckContext, Say, UserView
+
+chat = agentic_eval.domain(
+    "chat_bad", system_prompt="s", instruction="i", output=None, cases=[{"id": "c1"}],
+)
+seen: list[int] = []
+
+
+@chat.check
+def fine(ctx: CheckContext[Any]) -> bool:
+    return [u.text for u in ctx.dialogue if u.speaker == "user"] == ["hi", "", f"bye {STOP}"]
+
+
+@chat.simulated_user
+def shy(view: UserView) -> str:
+    seen.append(view.turn)
+    return ["hi", "", f"bye {STOP}"][view.turn]
+
+
+@chat.agent
+def reference(task: AgentTask) -> Any:
+    while True:
+        yield Say("Anything else?")
+"""
+
+
+def test_an_empty_user_line_counts_as_a_turn_for_the_user_and_the_checks(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (folder / "chat_bad.py").write_text(SILENT, encoding="utf-8")
+    assert _cli(capsys, "agentic-eval goldens write chat_bad.py")[0] == 0
+    code, out = _cli(
+        capsys, "agentic-eval run chat_bad.py --backend scripted --agent reference --no-history"
+    )
+    assert code == 0, out

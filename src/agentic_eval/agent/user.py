@@ -200,7 +200,8 @@ def dialogue_of(request: ModelRequest) -> tuple[tuple[Utterance, ...], tuple[Too
                 )
             )
         text = m.text()
-        if text and not replies:
+        said = text or (m.role == "assistant" and not m.tool_uses())  # an empty reply is a line
+        if said and not replies:
             speaker = "user" if m.role == "assistant" else "agent"
             lines.append(Utterance(speaker=speaker, text=text, turn=-1))
     return tuple(lines), tuple(results)

@@ -31,6 +31,7 @@ def write(domains: tuple[str, ...], output: Path | None) -> int:
 
     for domain in resolve_domains(domains):
         if domain.case_file_path() is None:
+            click.echo(f"{domain.name}: builds its cases in memory (no case file to write)")
             continue
         if domain.external_fixtures() and (output is None or inside_git_work_tree(output)):
             raise click.UsageError(

@@ -185,7 +185,8 @@ def mutants(domains: tuple[str, ...], as_json: bool, markdown: bool) -> int:
     \b
     exhibited  the mutant's behaviour on a case differs from the reference agent's on the
                same case and mode: its tool calls (names and inputs, in order), its approval
-               events (turn numbers aside) or its submitted output
+               events (turn numbers aside), its submitted output, or, in a conversation,
+               what it said to the user
     caught     a declared hard gate failed on a case where the mutant exhibited; a gate
                failing where the mutant did exactly what the reference did is never counted.
                A gate must catch its mutant on at least one case in at least one mode, or
@@ -197,8 +198,9 @@ def mutants(domains: tuple[str, ...], as_json: bool, markdown: bool) -> int:
     verdict on a case differs between enforce and observe.
 
     Exit 0 when every declared gate caught its mutant and the reference raised no false alarm,
-    1 otherwise (each escape is named), 2 on a usage error or when no domain asked for ships
-    mutants (nothing was judged).
+    1 otherwise (each escape is named), 2 on a usage error, a broken input (a case file, a
+    domain with mutants but no reference agent) or when no domain asked for ships mutants
+    (nothing was judged).
     """
     if as_json and markdown:
         raise click.UsageError("--json and --markdown are mutually exclusive")
