@@ -259,3 +259,57 @@ def test_an_empty_user_line_counts_as_a_turn_for_the_user_and_the_checks(
         capsys, "agentic-eval run chat_bad.py --backend scripted --agent reference --no-history"
     )
     assert code == 0, out
+
+
+ENDS = """
+from typing import Any
+import agentic_eval
+from agentic_eval import AgentTask, Call, CheckContext, UserView
+
+chat = agentic_eval.domain(
+    "chat_bad", system_prompt="s", instruction="i", output=None, cases=[{"id": "c1"}],
+)
+
+
+@chat.tool(ends_episode=True)
+def transfer() -> str:
+    '''Hand the customer to a human.'''
+    return "transferred"
+
+
+@chat.tool
+def note(text: str) -> str:
+    '''Write a note.
+
+    Args:
+        text: The note.
+    '''
+    return "noted"
+
+
+@chat.check
+def fine(ctx: CheckContext[Any]) -> bool:
+    return [c.name for c in ctx.trace.tool_calls] == ["transfer"]
+
+
+@chat.simulated_user
+def customer(view: UserView) -> str:
+    return "Help me."
+
+
+@chat.agent
+def reference(task: AgentTask) -> Any:
+    yield [Call("transfer", {}), Call("note", {"text": "after"})]
+"""
+
+
+def test_show_marks_a_call_that_never_ran(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (folder / "chat_bad.py").write_text(ENDS, encoding="utf-8")
+    assert _cli(capsys, "agentic-eval goldens write chat_bad.py")[0] == 0
+    command = "agentic-eval run chat_bad.py --backend scripted --agent reference --record"
+    code, out = _cli(capsys, command)
+    assert code == 0, out
+    code, out = _cli(capsys, "agentic-eval show c1 --domain chat_bad.py")
+    assert code == 0, out
+    assert "   call transfer {}" in out.splitlines()
+    assert '   call note {"text":"after"} (not run: the episode had ended)' in out.splitlines()

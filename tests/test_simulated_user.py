@@ -30,7 +30,7 @@ from agentic_eval.core.case import CaseSpec
 from agentic_eval.core.messages import TextBlock
 from agentic_eval.core.model import ModelRequest, ModelResponse
 from agentic_eval.core.results import CheckResult, ToolCallRecord, Utterance
-from agentic_eval.domains import unregister_domain
+from agentic_eval.domains import register_domain, unregister_domain
 from agentic_eval.domains.base import Domain
 from agentic_eval.domains.onefile.loading import load_eval_file
 from agentic_eval.evaluation.runner import run_tasks
@@ -475,7 +475,7 @@ class _Fixtures(BaseModel):
 
 
 def test_a_user_with_tools_of_its_own_acts_on_the_shared_state_and_replays(
-    tmp_path: Path,
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     domain = _Helpdesk()
     specs = domain.task_specs(domain.load_cases())
@@ -491,6 +491,17 @@ def test_a_user_with_tools_of_its_own_acts_on_the_shared_state_and_replays(
                     f"Great, thanks. {STOP}"]  # fmt: skip
     (replayed,) = _run(specs, ReplayBackend(tmp_path / "helpdesk_dual" / "support"))
     assert replayed.reproduced is True, replayed.problem
+    register_domain(domain)
+    try:  # show prints the user's own calls after the agent line they answered
+        code, out = _cli(capsys, f"agentic-eval show down --agent support --recordings {tmp_path}")
+    finally:
+        unregister_domain(domain.name)
+    assert code == 0, out
+    shown = out.splitlines()
+    at = shown.index("   agent: Your router is off. Please switch your router on.")
+    assert shown[at + 1] == (
+        "   user calls power_on_router {} -> [ok] the router's lights come on"
+    ), shown
     path = tmp_path / "helpdesk_dual" / "support" / "down.json"
     data = json.loads(path.read_text())
     assert data["user_tool_calls"][0]["turn"] == 1  # made by user turn 1
