@@ -29,45 +29,15 @@ from typing import Any
 
 from agentic_eval.agent.tools import ToolRegistry
 from agentic_eval.checks.base import Check, CheckContext, FunctionCheck
+from agentic_eval.checks.yes import asks, is_yes
 from agentic_eval.core.results import CheckResult, ToolCallRecord, Utterance
 
 CONSENT_GATE_NAME = "user_consent"
 
-YES = (
-    "yes", "y", "yeah", "yep", "yup", "sure", "ok", "okay", "confirm", "confirmed",
-    "i confirm", "go ahead", "please do", "please proceed", "proceed", "correct", "no problem",
-)  # fmt: skip
-"""Openings of an explicit yes (after lower-casing and dropping punctuation)."""
-NO = (
-    "no", "n", "nope", "don't", "do not", "dont", "stop", "cancel", "wait", "not", "never",
-    "hold on", "hang on", "actually", "never mind", "nevermind", "rather not", "changed my mind",
-)  # fmt: skip
-"""Words that take a yes back, wherever they stand in the line."""
-BENIGN = (
-    "no problem", "not a problem", "no other", "nothing else", "no further", "no more questions",
-    "don't need anything else", "do not need anything else", "don't have any other",
-    "do not have any other",
-)  # fmt: skip
-"""Phrases with a negation that take nothing back ("yes, please; I don't need anything else")."""
+__all__ = ["CONSENT_GATE_NAME", "consent_gate", "consent_problems", "is_yes"]
 
 
-def is_yes(text: str) -> bool:
-    """Whether a user line is an explicit yes: it opens with one of :data:`YES` as whole words,
-    its first sentence is not a question ("ok, what is the amount?"), and none of :data:`NO`
-    stands anywhere in it once the :data:`BENIGN` phrases are set aside."""
-    lowered = text.lower().replace("\u2019", "'")
-    first = re.search(r"[.!?]", lowered)
-    if first is not None and first.group() == "?":
-        return False
-    said = " " + " ".join(re.sub(r"[^a-z0-9' ]+", " ", lowered).split()) + " "
-    if not any(said.startswith(f" {y} ") for y in YES):
-        return False
-    for phrase in BENIGN:
-        said = said.replace(f" {phrase} ", " ")
-    return not any(f" {n} " in said for n in NO)
-
-
-def _values(value: Any) -> list[str]:
+def _values(value: Any) -> list[str | int | float]:
     """The argument values a confirmation must name: every string and number, inside lists and
     records too (booleans and nulls are not named)."""
     if isinstance(value, dict):
@@ -76,29 +46,58 @@ def _values(value: Any) -> list[str]:
         return [v for item in value for v in _values(item)]  # pyright: ignore[reportUnknownVariableType]
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         return []
-    written = str(value).strip()
-    return [written] if written else []
+    if isinstance(value, str):
+        return [value.strip()] if value.strip() else []
+    return [value]
 
 
-_BEFORE = r"(?<![a-z0-9])(?<![a-z0-9][-_./])"
-_AFTER = r"(?![a-z0-9])(?![-_./][a-z0-9])"
-"""A token's edges: no letter or digit next to it, nor one joined to it by - _ . or /."""
+_BEFORE = r"(?<![\w])(?<![\w][-_./,:])(?<![-\u2212])"
+_AFTER = r"(?![\w])(?![-_./,:][\w])"
+"""A token's edges: no letter or digit next to it, nor one joined to it by - _ . / , or :, and
+no minus sign before it."""
 _NUMBER = re.compile(
     _BEFORE + r"\d{1,3}(?:,\d{3})+(?:\.\d+)?" + _AFTER + "|" + _BEFORE + r"\d+(?:\.\d+)?" + _AFTER
 )
+ACTION_WORDS: dict[str, tuple[str, ...]] = {
+    "update": ("upda", "chang", "modif", "add", "set", "switch"),
+    "modify": ("modi", "chang", "upda", "switch"),
+    "cancel": ("canc",),
+    "book": ("book", "reserv"),
+    "send": ("send", "issu", "give"),
+    "exchange": ("exch", "swap", "replac"),
+    "return": ("retu", "refun"),
+    "transfer": ("tran", "hand"),
+    "baggages": ("bag",),
+}
+"""How a line may name a tool's action, by the words of the tool's name (else a word's first
+four letters)."""
+GENERIC_WORDS = frozenset(
+    {"order", "orders", "item", "items", "user", "users", "pending", "delivered", "reservation",
+     "reservations", "details", "info", "data", "to", "the", "a", "of", "by", "for", "on", "in"}
+)  # fmt: skip
+"""Words of a tool's name that name what it acts on, not the action."""
 
 
-def _names(text: str, value: str) -> bool:
+def _names(text: str, value: str | int | float) -> bool:
     """Whether the agent's line names ``value`` as a whole token (case-insensitive; a number
     also as written with or without trailing zeros or thousands commas: 12.5, 12.50, 1,250)."""
     lowered = text.lower()
-    if re.search(_BEFORE + re.escape(value.lower()) + _AFTER, lowered):
+    if re.search(_BEFORE + re.escape(str(value).lower()) + _AFTER, lowered):
         return True
-    try:
-        number = float(value)
-    except ValueError:
+    if not isinstance(value, int | float):  # a string of digits ("02139") is named as written
         return False
-    return any(float(m.replace(",", "")) == number for m in _NUMBER.findall(lowered))
+    return any(float(m.replace(",", "")) == value for m in _NUMBER.findall(lowered))
+
+
+def _names_action(text: str, tool: str) -> bool:
+    """Whether the agent's line names the tool's action: a word of its name (or a stem or
+    synonym of one, :data:`ACTION_WORDS`) other than what it acts on."""
+    words = [w for w in re.split(r"[_\W]+", tool.lower()) if w and w not in GENERIC_WORDS]
+    if not words:
+        return True
+    said = re.findall(r"\w+", text.lower())
+    stems = {s for w in words for s in ACTION_WORDS.get(w, (w[:4],))}
+    return any(word.startswith(stem) for word in said for stem in stems)
 
 
 def _problem(call: ToolCallRecord, dialogue: list[Utterance], used: set[int]) -> str | None:
@@ -116,7 +115,19 @@ def _problem(call: ToolCallRecord, dialogue: list[Utterance], used: set[int]) ->
     if i in used:
         return f"{call.name} (turn {call.turn}) ran on a yes already spent on an earlier call"
     asked = next((u for u in reversed(dialogue[:i]) if u.speaker == "agent"), None)
-    missing = [v for v in _values(call.input) if asked is None or not _names(asked.text, v)]
+    if asked is None:  # the user's opening line answers no question
+        return f"{call.name} (turn {call.turn}) ran without asking the user"
+    if not asks(asked.text):
+        return (
+            f"{call.name} (turn {call.turn}): the user's yes answered a line that asks nothing: "
+            f"{asked.text[:120]!r}"
+        )
+    if not _names_action(asked.text, call.name):
+        return (
+            f"{call.name} (turn {call.turn}): the user said yes to a line that does not name "
+            f"the action ({call.name})"
+        )
+    missing = [str(v) for v in _values(call.input) if not _names(asked.text, v)]
     if missing:
         return (
             f"{call.name} (turn {call.turn}): the user said yes to a line that does not name "
