@@ -127,10 +127,16 @@ def _domain_text(output: str = "None", extra: str = "", rows: str = '[{"user": "
             "has output=None: nothing is submitted, so a check with needs_output=True would "
             "never run",
         ),
-        (_domain_text(extra=", max_turns=0"), "max_turns must be a positive integer, not 0"),
-        (_domain_text(extra=", max_turns=True"), "max_turns must be a positive integer, not True"),
+        (
+            _domain_text(extra=", max_turns=0"),
+            "max_turns must be a whole number from 1 to 200, not 0",
+        ),
+        (_domain_text(extra=", max_turns=True"), "from 1 to 200, not True"),
+        (_domain_text(extra=", max_turns='5'"), "from 1 to 200, not '5'"),
+        (_domain_text(extra=", max_turns=201"), "from 1 to 200, not 201"),
+        (_domain_text(extra=", max_turns=2.5"), "from 1 to 200, not 2.5"),
     ],
-    ids=["needs-output-without-output", "max-turns-0", "max-turns-bool"],
+    ids=["needs-output-without-output", "max-turns-0", "max-turns-bool", "str", "201", "float"],
 )
 def test_a_bad_conversation_file_is_one_line_and_exit_2(
     folder: Path, capsys: pytest.CaptureFixture[str], body: str, message: str
@@ -313,3 +319,18 @@ def test_show_marks_a_call_that_never_ran(folder: Path, capsys: pytest.CaptureFi
     assert code == 0, out
     assert "   call transfer {}" in out.splitlines()
     assert '   call note {"text":"after"} (not run: the episode had ended)' in out.splitlines()
+
+
+def test_a_replay_whose_recording_holds_none_of_the_cases_is_one_line(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _cli(capsys, "agentic-eval goldens write refund_chat.py")[0] == 0
+    command = "agentic-eval run refund_chat.py --backend scripted --agent reference --record"
+    assert _cli(capsys, command)[0] == 0
+    path = folder / "refund_chat.py"
+    path.write_text(path.read_text().replace('"id": "', '"id": "new-'), encoding="utf-8")
+    assert _cli(capsys, "agentic-eval goldens write refund_chat.py")[0] == 0
+    code, out = _cli(capsys, "agentic-eval run refund_chat.py")
+    assert code == 1, out
+    assert "records none of the cases asked for (it records: changes-mind, wants-it)" in out
+    assert "internal error" not in out

@@ -90,3 +90,20 @@ def test_a_path_that_is_no_directory_says_so(
     assert code == 2
     why = "no such directory" if kind == "missing" else "not a directory"
     assert _error(out) == f"{path}: {why}"
+
+
+def test_the_eval_file_compiles_whatever_the_checkouts_path_holds(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from agentic_eval.domains import unregister_domain
+
+    root = write_checkout(tmp_path / 'odd\\N{x} """ dir')
+    code, out = _import(capsys, shlex.quote(str(root)), tmp_path / "evals")
+    assert code == 0, out
+    written = tmp_path / "evals" / EVAL_FILE
+    compile(written.read_text(), str(written), "exec")
+    try:
+        code = main(["list", "cases", str(written)])
+        assert code == 0, capsys.readouterr()
+    finally:
+        unregister_domain("tau_bench_retail")

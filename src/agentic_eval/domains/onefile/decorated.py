@@ -44,6 +44,7 @@ from agentic_eval.agent.tools import (
 from agentic_eval.checks.base import Check, CheckContext, FunctionCheck
 from agentic_eval.checks.gates import APPROVAL_GATE, CLAIMS_GATE
 from agentic_eval.core.case import CaseSpec
+from agentic_eval.core.defaults import MAX_TURNS
 from agentic_eval.core.results import CheckResult
 from agentic_eval.domains.base import CaseFileError, Domain, Mutant
 from agentic_eval.domains.fixtures import fixture_file
@@ -115,9 +116,14 @@ class OneFileDomain(Domain[Any]):
         self.name = name
         self.system_prompt = system_prompt
         self.description = description
-        if max_turns is not None and (isinstance(max_turns, bool) or max_turns < 1):
+        if max_turns is not None and (
+            isinstance(max_turns, bool)
+            or not isinstance(max_turns, int)  # pyright: ignore[reportUnnecessaryIsInstance]
+            or not 1 <= max_turns <= MAX_TURNS
+        ):
             raise ValueError(
-                f"domain {name}: max_turns must be a positive integer, not {max_turns!r}"
+                f"domain {name}: max_turns must be a whole number from 1 to {MAX_TURNS}, "
+                f"not {max_turns!r}"
             )
         self.max_turns = max_turns
         self.instruction = instruction

@@ -49,8 +49,8 @@ def domains(
 def eval_file_text(path: Path, envs: tuple[str, ...]) -> str:
     """The eval file for the environments ``envs`` of the checkout at ``path`` (absolute)."""
     lines = [
-        f'"""tau-bench {" and ".join(envs)}, read from {path} (written by `agentic-eval import '
-        'tau-bench`)."""',
+        f'"""tau-bench {" and ".join(envs)}, read from the checkout named below (written by '
+        '`agentic-eval import tau-bench`)."""',
         "from agentic_eval.domains.taubench import TauBenchDomain",
         "",
     ]
