@@ -69,6 +69,7 @@ def main() -> int:
         "agentic-eval history --help": [exe, "history", "--help"],
         "agentic-eval view --help": [exe, "view", "--help"],
         "agentic-eval list domains": [exe, "list", "domains"],
+        "agentic-eval list agents": [exe, "list", "agents"],
         "agentic-eval list cases": [exe, "list", "cases"],
         "agentic-eval list recordings": [exe, "list", "recordings"],
         "agentic-eval show gate-001": [exe, "show", "gate-001", "--agent", "naive"],

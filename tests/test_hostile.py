@@ -538,7 +538,7 @@ def test_invalid_external_fixtures_are_one_line(
     path.write_bytes(content)
     monkeypatch.setenv("EVAL_FIXTURE_DIR", str(tmp_path / "fx"))
     code, out, err = _cli(capsys, *argv)
-    assert code == 1 and out == ""
+    assert code == 2 and out == ""  # a broken input: nothing judged
     _one_error_line(err, str(path), "invalid fixtures")
 
 
@@ -551,7 +551,7 @@ def test_an_external_fixtures_file_that_is_not_a_file_is_refused_not_replaced(
     _make_hostile(path, kind)
     monkeypatch.setenv("EVAL_FIXTURE_DIR", str(tmp_path / "fx"))
     code, _, err = _cli(capsys, *SCRIPTED_ONE)
-    assert code == 1
+    assert code == 2
     _one_error_line(err, str(path))
 
 

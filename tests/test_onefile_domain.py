@@ -8,17 +8,15 @@ with what the README shows (``...`` stands for lines left out).
 from __future__ import annotations
 
 import json
-import re
 import shlex
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+import readme_session
 from agentic_eval.cli.main import main
 from agentic_eval.domains import unregister_domain
-
-README = Path(__file__).resolve().parent.parent / "README.md"
 
 
 @pytest.fixture(autouse=True)
@@ -29,54 +27,11 @@ def _forget_eval_domains() -> Iterator[None]:
         unregister_domain(name)
 
 
-def _section() -> str:
-    text = README.read_text(encoding="utf-8")
-    start = text.index("### Start with one file")
-    return text[start : text.index("\n### ", start + 1)]
-
-
 def _example() -> tuple[str, str, list[tuple[str, list[str]]]]:
     """(file name, file text, [(command, expected output lines)]) from the README."""
-    section = _section()
-    (code,) = re.findall(r"```python\n(.*?)```", section, re.S)
-    name = code.splitlines()[0].removeprefix("# ").strip()
-    (console,) = re.findall(r"```console\n(.*?)```", section, re.S)
-    session: list[tuple[str, list[str]]] = []
-    for line in console.splitlines():
-        if line.startswith("$ "):
-            session.append((line[2:], []))
-        else:
-            session[-1][1].append(line)
-    return name, code, session
-
-
-def _matches(expected: list[str], actual: list[str]) -> bool:
-    """Whether ``actual`` is ``expected`` with each ``...`` line standing for any lines."""
-    exp = [e.rstrip() for e in expected]
-    act = [a.rstrip() for a in actual]
-    segments: list[list[str]] = [[]]
-    for line in exp:
-        if line == "...":
-            segments.append([])
-        else:
-            segments[-1].append(line)
-    at = 0
-    for i, seg in enumerate(segments):
-        if not seg:
-            continue
-        anchored_start = i == 0
-        anchored_end = i == len(segments) - 1
-        found = None
-        for j in range(at, len(act) - len(seg) + 1):
-            if act[j : j + len(seg)] == seg and (not anchored_start or j == 0):
-                if anchored_end and j + len(seg) != len(act):
-                    continue
-                found = j
-                break
-        if found is None:
-            return False
-        at = found + len(seg)
-    return True
+    section = readme_session.section("### Start with one file")
+    name, code = readme_session.python_file(section)
+    return name, code, readme_session.session(section)
 
 
 def _cli(capsys: pytest.CaptureFixture[str], command: str) -> tuple[int, str, str]:
@@ -99,10 +54,8 @@ def test_readme_one_file_example_runs_as_written(
     for command, expected in session:
         status, out, err = _cli(capsys, command)
         assert status == 0, (command, out, err)
-        shown = out.replace(f"{folder}/", "").splitlines()
-        while shown and not shown[-1].strip():
-            shown.pop()
-        assert _matches(expected, shown), (command, expected, shown)
+        shown = readme_session.shown(out.replace(f"{folder}/", ""))
+        assert readme_session.matches(expected, shown), (command, expected, shown)
     # The files live beside the eval file, as the README says.
     assert (folder / "refunds.cases.json").is_file()
     recorded = sorted(p.name for p in (folder / "recordings" / "refunds" / "reference").iterdir())
@@ -137,6 +90,40 @@ def test_recordings_stay_beside_the_file_from_another_folder(
     assert status == 0 and "refunds\treference\t3 transcripts" in out
 
 
+def test_a_domain_instance_in_an_eval_file_records_beside_it_and_is_named_by_its_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    example = Path(__file__).resolve().parent.parent / "examples"
+    folder = tmp_path / "suite"
+    folder.mkdir()
+    path = folder / "chat_eval.py"
+    path.write_text(
+        f"import sys\nsys.path.insert(0, {str(example)!r})\n"
+        "from support_chat import SupportChat\n\nchat = SupportChat()\n",
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(tmp_path)
+    try:
+        status, _, err = _cli(capsys, "agentic-eval run suite/chat_eval.py")
+        assert status == 1
+        assert err.strip().splitlines()[0] == (
+            f"agentic-eval: error: support_chat: nothing recorded under {folder}/recordings to "
+            "replay; record it with `agentic-eval run suite/chat_eval.py --backend scripted "
+            "--record`"
+        )
+        status, _, _ = _cli(
+            capsys,
+            "agentic-eval run suite/chat_eval.py --backend scripted --agent careful --record",
+        )
+        assert status == 0
+        assert (folder / "recordings" / "support_chat" / "careful" / "refund-yes.json").is_file()
+        assert not (tmp_path / "evals").exists()
+        monkeypatch.chdir(folder)
+        assert _cli(capsys, f"agentic-eval run {path}")[0] == 0  # replays from anywhere
+    finally:
+        unregister_domain("support_chat")
+
+
 def test_goldens_check_catches_a_changed_answer(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -158,7 +145,7 @@ def test_missing_case_file_says_how_to_write_it(
     path = tmp_path / name
     path.write_text(code, encoding="utf-8")
     status, _, err = _cli(capsys, f"agentic-eval run {path} --backend scripted")
-    assert status == 1
+    assert status == 2  # a broken input: nothing ran
     assert err.strip() == (
         f"agentic-eval: error: refunds: case file {tmp_path}/refunds.cases.json is missing; "
         f"run `agentic-eval goldens write {path}`"
@@ -360,7 +347,7 @@ def test_jsonl_cases_and_real_fixtures_are_marked(
     # An unreadable row is one line naming the file and the line.
     (real / "refunds_jsonl" / "cases.jsonl").write_text('{"id": "r1", "order_id": "O-1"}\n[1]\n')
     status, _, err = _cli(capsys, f"agentic-eval list cases {path}")
-    assert status == 1
+    assert status == 2
     assert err.strip() == (
         f"agentic-eval: error: {real}/refunds_jsonl/cases.jsonl:2: a case row is a JSON "
         "object, not list"
@@ -396,6 +383,6 @@ def test_bad_cases_are_one_line(
     path = tmp_path / name
     path.write_text(code.replace(old, new), encoding="utf-8")
     status, out, err = _cli(capsys, f"agentic-eval goldens write {path}")
-    assert status == 1 and out == ""
+    assert status == 2 and out == ""
     (line,) = err.splitlines()
     assert line.startswith(f"agentic-eval: error: {message}"), line

@@ -21,7 +21,7 @@ from agentic_eval.backends.scripted import (
 )
 from agentic_eval.core.canonical import canonical_bytes
 from agentic_eval.core.messages import Message
-from agentic_eval.core.model import ModelRequest, ModelResponse
+from agentic_eval.core.model import ModelRequest, ModelResponse, ToolSpec
 from agentic_eval.domains import get_domain
 from agentic_eval.evaluation.runner import run_tasks
 from agentic_eval.evaluation.settings import RunSettings
@@ -129,8 +129,12 @@ def test_an_agent_that_stops_without_submitting_is_a_backend_error() -> None:
         then = request.model_copy(
             update={"messages": (*request.messages, first.message(), _results(first, 1))}
         )
-        with pytest.raises(BackendError, match="stopped without submitting"):
-            await backend.complete(then, call)
+        with pytest.raises(BackendError, match="stopped before the episode ended"):
+            await backend.complete(then, call)  # no submit offered: nothing to submit
         assert backend._sessions == {}  # pyright: ignore[reportPrivateUsage]
+        submit = {"name": "submit", "description": "d", "input_schema": {"type": "object"}}
+        offered = then.model_copy(update={"tools": (ToolSpec.model_validate(submit),)})
+        with pytest.raises(BackendError, match="stopped without submitting"):
+            await backend.complete(offered, call)
 
     asyncio.run(go())

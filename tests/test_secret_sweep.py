@@ -182,6 +182,8 @@ def test_redact_skips_the_secret_word_patterns_only_where_none_could_match() -> 
         "monkey=banana",
         "the approval key point: amount 1200.00 EUR",
         "Error code: 400 - {'error': {'message': 'bad request', 'type': 'invalid_request_error'}}",
+        'field user_turns[3]: recorded {"after":5,"index":3,"request_key":"' + "ab12" * 16 + '"}',
+        '{"response_key": "' + "0f" * 32 + '"}',
     ],
 )
 def test_redact_leaves_ordinary_text_alone(text: str) -> None:

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
+import readme_session
 from agentic_eval.agent.tools import ToolRegistry
 from agentic_eval.agent.user import STOP, SimulatedUser, UserView, user_request
 from agentic_eval.backends.base import CallContext, ModelBackend
@@ -29,7 +30,7 @@ from agentic_eval.core.case import CaseSpec
 from agentic_eval.core.messages import TextBlock
 from agentic_eval.core.model import ModelRequest, ModelResponse
 from agentic_eval.core.results import CheckResult, ToolCallRecord, Utterance
-from agentic_eval.domains import unregister_domain
+from agentic_eval.domains import register_domain, unregister_domain
 from agentic_eval.domains.base import Domain
 from agentic_eval.domains.onefile.loading import load_eval_file
 from agentic_eval.evaluation.runner import run_tasks
@@ -300,43 +301,12 @@ def test_scripted_agents_and_users_are_told_the_case(tmp_path: Path) -> None:
     assert told == ["refund-no"]
 
 
-README = EXAMPLE.parent.parent / "README.md"
-
-
-def _session() -> list[tuple[str, list[str]]]:
-    """The console session of the README's section "Conversations with a simulated user"."""
-    text = README.read_text(encoding="utf-8")
-    start = text.index("## Conversations with a simulated user")
-    section = text[start : text.index("\n## ", start + 1)]
-    (console,) = re.findall(r"```console\n(.*?)```", section, re.S)
-    session: list[tuple[str, list[str]]] = []
-    for line in console.splitlines():
-        if line.startswith("$ "):
-            session.append((line[2:], []))
-        else:
-            session[-1][1].append(line)
-    return session
-
-
-def _line(expected: str, actual: str) -> bool:
-    """A line as shown, where ``...`` inside a line stands for any text."""
-    pattern = ".*".join(re.escape(part) for part in expected.split("..."))
-    return re.fullmatch(pattern, actual) is not None
-
-
-def _matches(expected: list[str], actual: list[str]) -> bool:
-    """``actual`` is ``expected``, a line ``...`` standing for any lines (none at the end)."""
-    if not expected:
-        return not actual
-    if expected[0] == "...":
-        return any(_matches(expected[1:], actual[i:]) for i in range(len(actual) + 1))
-    return bool(actual) and _line(expected[0], actual[0]) and _matches(expected[1:], actual[1:])
-
-
 def test_the_readme_conversation_session_runs_as_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    session = _session()
+    session = readme_session.session(
+        readme_session.section("## Conversations with a simulated user")
+    )
     assert len(session) >= 5
     (tmp_path / "examples").mkdir()
     shutil.copy(EXAMPLE, tmp_path / "examples" / EXAMPLE.name)
@@ -344,10 +314,8 @@ def test_the_readme_conversation_session_runs_as_written(
     for command, expected in session:
         code, out = _cli(capsys, command)
         assert code == (1 if "--agent hasty" in command else 0), (command, out)
-        shown = [line.rstrip() for line in out.splitlines()]
-        while shown and not shown[-1]:
-            shown.pop()
-        assert _matches([e.rstrip() for e in expected], shown), (command, expected, shown)
+        shown = readme_session.shown(out)
+        assert readme_session.matches(expected, shown), (command, expected, shown)
 
 
 def _looper(task: Any) -> Any:
@@ -507,7 +475,7 @@ class _Fixtures(BaseModel):
 
 
 def test_a_user_with_tools_of_its_own_acts_on_the_shared_state_and_replays(
-    tmp_path: Path,
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     domain = _Helpdesk()
     specs = domain.task_specs(domain.load_cases())
@@ -523,6 +491,17 @@ def test_a_user_with_tools_of_its_own_acts_on_the_shared_state_and_replays(
                     f"Great, thanks. {STOP}"]  # fmt: skip
     (replayed,) = _run(specs, ReplayBackend(tmp_path / "helpdesk_dual" / "support"))
     assert replayed.reproduced is True, replayed.problem
+    register_domain(domain)
+    try:  # show prints the user's own calls after the agent line they answered
+        code, out = _cli(capsys, f"agentic-eval show down --agent support --recordings {tmp_path}")
+    finally:
+        unregister_domain(domain.name)
+    assert code == 0, out
+    shown = out.splitlines()
+    at = shown.index("   agent: Your router is off. Please switch your router on.")
+    assert shown[at + 1] == (
+        "   user calls power_on_router {} -> [ok] the router's lights come on"
+    ), shown
     path = tmp_path / "helpdesk_dual" / "support" / "down.json"
     data = json.loads(path.read_text())
     assert data["user_tool_calls"][0]["turn"] == 1  # made by user turn 1

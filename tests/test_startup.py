@@ -111,19 +111,24 @@ READ_AS_DATA = (
     "agentic_eval.domains.casefile",
     "agentic_eval.domains.onefile.decorated",
 )
-"""What ``list domains``, ``list cases``, ``list recordings`` and ``show`` do without: they read
-case files, scorecards and transcripts as JSON data (core/shapes.py), so no model is built and
-no domain's parts (tools, checks, output models, agents) are imported."""
+"""What ``list domains``, ``list agents``, ``list cases``, ``list recordings`` and ``show`` do
+without: they read case files, scorecards and transcripts as JSON data (core/shapes.py) and each
+domain's roster (domains/roster.py), so no model is built and no domain's parts (tools, checks,
+output models, agents) are imported."""
 
 DOMAIN_PACKAGES = ("retail_ops", "approval_audit", "browser_ops", "process_mapping")
-LIGHT_DOMAIN_MODULES = {"agentic_eval.domains.browser_ops.case_table"}
-"""The one module of a domain package a listing imports: the prose of browser_ops's prompt."""
+LIGHT_DOMAIN_MODULES = {"agentic_eval.domains.browser_ops.case_table"} | {
+    f"agentic_eval.domains.{d}.roster" for d in DOMAIN_PACKAGES
+}
+"""The modules of a domain package a listing imports: the prose of browser_ops's prompt, and each
+domain's roster (names, gates and descriptions of its agents and mutants)."""
 
 
 @pytest.mark.parametrize(
     "args",
     [
         ("list", "domains"),
+        ("list", "agents"),
         ("list", "cases"),
         ("list", "cases", "retail_ops", "--cases", "gate-*"),
         ("list", "recordings"),
@@ -149,7 +154,7 @@ def test_list_and_show_build_no_model_and_load_no_domain_parts(args: tuple[str, 
         assert "agentic_eval.domains.retail_ops" in modules  # the domains were listed
 
 
-def test_list_agents_loads_the_parts_of_the_domains_it_names_only() -> None:
+def test_list_agents_reads_the_rosters_of_the_domains_it_names_only() -> None:
     modules = _imported("list", "agents", "browser_ops")
-    assert "agentic_eval.domains.browser_ops.parts" in modules
+    assert "agentic_eval.domains.browser_ops.roster" in modules
     assert not [m for m in modules if m.startswith("agentic_eval.domains.retail_ops.")]

@@ -321,4 +321,7 @@ async def test_a_domain_whose_task_kind_raises_gets_an_error_case_not_a_crash() 
     (s,) = domain.task_specs([case])
     run = await run_case(s, ScriptedBackend("reference", domain.agents()["reference"]), SETTINGS)
     assert run.result.outcome.kind == "error"
-    assert run.result.outcome.where == "domain retail_ops: task_kind raised KeyError"
+    assert run.result.outcome.where == "domain retail_ops: task_kind() raised KeyError"
+    assert run.result.outcome.reason == (
+        "domain retail_ops: task_kind() raised KeyError: 'no_such_kind'"
+    )

@@ -226,7 +226,7 @@ def test_a_wrong_final_database_or_a_missing_output_is_reward_0(checkout: Path) 
 def _eval_file(checkout: Path) -> Path:
     from agentic_eval.domains.taubench import write_eval_file
 
-    path, _ = write_eval_file(checkout, checkout.parent / "evals")
+    path = write_eval_file(checkout, checkout.parent / "evals").path
     return path
 
 

@@ -31,6 +31,7 @@ from agentic_eval.backends.base import (
     BackendError,
     CallContext,
     ModelBackend,
+    ReplayDivergence,
     TransientBackendError,
 )
 from agentic_eval.core.canonical import canonical_bytes
@@ -89,9 +90,8 @@ class Conversation:
                 try:
                     text, status = self._run_tool(use.name, use.input)
                 except DomainFault as fault:
-                    run.outcome = Outcome(
-                        kind="error", reason=f"{fault.where}: {fault.error}", where=fault.where
-                    )
+                    reason = f"the user's {fault.reason}"
+                    run.outcome = Outcome(kind="error", reason=reason, where=fault.where)
                     return None
                 run.user_tool_calls.append(
                     ToolCallRecord(
@@ -140,14 +140,19 @@ class Conversation:
             encoded = encode_response(response)
         except AuthenticationFailed:
             raise
-        except TransientBackendError as exc:
-            run.outcome = Outcome(kind="transient", reason=redact(str(exc)), where=where)
-            return None
-        except BackendError as exc:
+        except ReplayDivergence as exc:  # names the case, the user turn and the field itself
             run.outcome = Outcome(kind="error", reason=redact(str(exc)), where=where)
             return None
+        except TransientBackendError as exc:
+            reason = redact(f"the user's model, {where}: {exc}")
+            run.outcome = Outcome(kind="transient", reason=reason, where=where)
+            return None
+        except BackendError as exc:
+            reason = redact(f"the user's model, {where}: {exc}")
+            run.outcome = Outcome(kind="error", reason=reason, where=where)
+            return None
         except Exception as exc:
-            reason = redact(f"{type(exc).__name__}: {exc}")
+            reason = redact(f"the user's backend raised {type(exc).__name__}, {where}: {exc}")
             run.outcome = Outcome(kind="error", reason=reason, where=where)
             return None
         turn = UserTurn(

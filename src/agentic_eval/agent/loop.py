@@ -52,7 +52,7 @@ from agentic_eval.core.model import (
 )
 from agentic_eval.core.results import Outcome, ToolCallRecord
 from agentic_eval.core.text import redact
-from agentic_eval.core.transcript import RequestTemplate, Turn, encode_turn
+from agentic_eval.core.transcript import USER_STOP, RequestTemplate, Turn, encode_turn
 
 Env = TypeVar("Env")
 
@@ -244,16 +244,17 @@ async def run_agent(
                         status="error",
                     )
                 )
-                run.outcome = Outcome(
-                    kind="error", reason=f"{fault.where}: {fault.error}", where=fault.where
-                )
+                run.outcome = Outcome(kind="error", reason=fault.reason, where=fault.where)
                 return run
         content = tuple(results)
         add(trusted(Message, {"role": "user", "content": content}), _results_json(content))
+    last = run.dialogue[-1] if run.dialogue else None  # the user answered the last turn's line:
+    talking = last is not None and last.speaker == "user" and last.turn == limits.max_turns - 1
     run.outcome = Outcome(
         kind="error",
         reason=f"exceeded max turns ({limits.max_turns}) "
-        + ("without submitting" if output_model is not None else "before the episode ended"),
+        + ("without submitting" if output_model is not None else "before the episode ended")
+        + (f" (the user had not said {USER_STOP})" if talking else ""),
         where=f"turn {limits.max_turns - 1}",
     )
     return run

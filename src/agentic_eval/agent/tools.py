@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 from pydantic.fields import FieldInfo
 
 from agentic_eval.core.canonical import canonical_json
+from agentic_eval.core.defaults import SUBMIT_TOOL as SUBMIT_TOOL
 from agentic_eval.core.model import ToolSpec
 
 Env = TypeVar("Env")
@@ -41,6 +42,15 @@ class DomainFault(Exception):
         super().__init__(f"{where}: {error}")
         self.where = where
         self.error = error
+
+    @property
+    def reason(self) -> str:
+        """``where: error`` on one line, without saying the exception's type twice ("tool t
+        raised KeyError: 'x'", not "tool t raised KeyError: KeyError: 'x'")."""
+        kind, sep, message = self.error.partition(": ")
+        if self.where.endswith(f" {kind}") and " " not in kind:
+            return f"{self.where}: {message}" if sep else self.where
+        return f"{self.where}: {self.error}"
 
 
 def describe_exception(exc: BaseException) -> str:
@@ -400,7 +410,6 @@ class ToolRegistry(Generic[Env]):
         return self._rules
 
 
-SUBMIT_TOOL = "submit"
 REQUEST_APPROVAL_TOOL = "request_approval"
 RESERVED_TOOL_NAMES = frozenset({SUBMIT_TOOL, REQUEST_APPROVAL_TOOL})
 

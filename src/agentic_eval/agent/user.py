@@ -112,6 +112,20 @@ class SimulatedUser:
             raise ValueError("a SimulatedUser needs exactly one of script= and backend=")
         if self.backend is not None and not self.model:
             raise ValueError("a SimulatedUser played by a model needs model=")
+        if self.script is not None and not callable(self.script):
+            raise ValueError(
+                f"a SimulatedUser's script= is called; got {type(self.script).__name__}"
+            )
+        if self.backend is not None and not callable(getattr(self.backend, "complete", None)):
+            raise ValueError(
+                f"a SimulatedUser's backend= is a ModelBackend; got {type(self.backend).__name__}"
+            )
+        from agentic_eval.agent.tools import ToolRegistry
+
+        if self.tools is not None and not isinstance(self.tools, ToolRegistry):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise ValueError(
+                f"a SimulatedUser's tools= is a ToolRegistry; got {type(self.tools).__name__}"
+            )
 
     def model_name(self) -> str:
         """The model name of the user's requests."""
@@ -186,7 +200,8 @@ def dialogue_of(request: ModelRequest) -> tuple[tuple[Utterance, ...], tuple[Too
                 )
             )
         text = m.text()
-        if text and not replies:
+        said = text or (m.role == "assistant" and not m.tool_uses())  # an empty reply is a line
+        if said and not replies:
             speaker = "user" if m.role == "assistant" else "agent"
             lines.append(Utterance(speaker=speaker, text=text, turn=-1))
     return tuple(lines), tuple(results)

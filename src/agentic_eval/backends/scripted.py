@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentic_eval.backends.base import BackendError, BackendInfo, CallContext, ModelBackend
+from agentic_eval.core.defaults import SUBMIT_TOOL
 from agentic_eval.core.messages import Message, TextBlock, ToolUseBlock, trusted
 from agentic_eval.core.model import ModelRequest, ModelResponse, ToolSpec, Usage
 from agentic_eval.core.task import parse_task_inputs
@@ -165,7 +166,7 @@ class _Session:
                 self.action = self.gen.send(replies)
         except StopIteration:
             self.gen.close()
-            raise BackendError("scripted agent stopped without submitting") from None
+            raise _stopped(self.tools) from None
         except BaseException:
             self.gen.close()
             raise
@@ -195,6 +196,13 @@ class _Session:
         )
 
 
+def _stopped(tools: tuple[ToolSpec, ...]) -> BackendError:
+    """The error of a scripted agent whose generator ended while the episode went on."""
+    if any(t.name == SUBMIT_TOOL for t in tools):
+        return BackendError("scripted agent stopped without submitting")
+    return BackendError("scripted agent stopped before the episode ended (its generator returned)")
+
+
 def _start(agent: ScriptedAgent, request: ModelRequest, case_id: str = "") -> _Session:
     """A fresh generator of ``agent`` over ``request``'s task, at its first action."""
     first = request.messages[0].text() if request.messages else ""
@@ -209,7 +217,7 @@ def _start(agent: ScriptedAgent, request: ModelRequest, case_id: str = "") -> _S
         action = next(gen)
     except StopIteration:
         gen.close()
-        raise BackendError("scripted agent stopped without submitting") from None
+        raise _stopped(request.tools) from None
     except BaseException:
         gen.close()
         raise

@@ -80,7 +80,8 @@ def replay_plan(
     whose transcript is gone still fails loudly).
 
     Raises:
-        RecordingError: When the agent's recording folder cannot be read.
+        RecordingError: When the agent's recording folder cannot be read, or records none of
+            ``cases``.
     """
     directory = agent_dir(recordings, domain.name, agent)
     backend = ReplayBackend(directory)
@@ -93,6 +94,14 @@ def replay_plan(
     for case in cases:
         samples = sorted(s for c, s in backend.paths if c == case.id) or [0]
         keys.extend(SampleKey(case=case.id, epoch=s) for s in samples)
+    if not keys:
+        recorded = sorted({c for c, _ in backend.paths})
+        shown = ", ".join(recorded[:5]) + (" ..." if len(recorded) > 5 else "")
+        from agentic_eval.recordings.files import RecordingError
+
+        raise RecordingError(
+            f"{directory}: records none of the cases asked for (it records: {shown or 'nothing'})"
+        )
     return RunPlan(
         suite=domain.name,
         keys=tuple(keys),

@@ -116,6 +116,11 @@ class CheckCrash:
         """``check NAME raised TYPE``."""
         return f"check {self.check} raised {self.error.split(':', 1)[0]}"
 
+    @property
+    def reason(self) -> str:
+        """``check NAME raised TYPE: message``."""
+        return f"check {self.check} raised {self.error}"
+
 
 def run_checks(
     checks: Sequence[Check], ctx: CheckContext[Any]

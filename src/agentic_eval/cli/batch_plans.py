@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from agentic_eval.cli.common import load_cases, resolve_domains, select_cases
+from agentic_eval.cli.common import load_cases, resolve_one_domain, select_cases
 from agentic_eval.core.text import one_line
 
 
@@ -81,7 +81,7 @@ def domain_flags_plan(
     from agentic_eval.batch.planning import replay_plan, suite_plan
     from agentic_eval.recordings.files import RecordingError
 
-    (domain,) = resolve_domains((name,))
+    domain = resolve_one_domain(name, "batch")
     cases = select_cases(load_cases(domain), pattern)
     if not cases:
         raise click.UsageError(f"no case of {name} matches --cases {pattern!r}")

@@ -44,6 +44,13 @@ class CannotRun(click.ClickException):
     exit_code = 2
 
 
+class InputError(click.ClickException):
+    """A broken input (a case file, fixtures, a domain's own definition): nothing could be run
+    or judged, so it exits 2 (as a usage error does), never 1, which is a failed gate."""
+
+    exit_code = 2
+
+
 def case_errors() -> tuple[type[Exception], ...]:
     """The errors of a broken case file or fixture file, imported when one is being caught
     (an ``except`` clause evaluates its expression only then)."""
@@ -90,6 +97,24 @@ def resolve_domains(names: tuple[str, ...]) -> list[Domain[Any]]:
         raise click.ClickException(one_line(str(exc))) from None
 
 
+def resolve_one_domain(name: str, what: str) -> Domain[Any]:
+    """The one domain ``name`` names, for a command (``what``) that takes one: a registered
+    domain, or an eval file defining exactly one.
+
+    Raises:
+        click.UsageError: For an unknown name, an eval file that cannot be used, or one that
+            defines several domains (naming them).
+    """
+    found = resolve_domains((name,))
+    if len(found) != 1:
+        names = ", ".join(d.name for d in found)
+        raise click.UsageError(
+            f"{name} defines {len(found)} domains ({names}); {what} takes one: use an eval "
+            "file defining one of them"
+        )
+    return found[0]
+
+
 def _is_eval_file(name: str) -> bool:
     """:func:`~agentic_eval.domains.onefile.is_eval_file` (imported alone: a registered
     domain's name loads none of the one-file machinery)."""
@@ -127,9 +152,30 @@ def recordings_root(names: tuple[str, ...], recordings: Path) -> Path:
     if given or not names or not all(_is_eval_file(n) for n in names):
         return recordings
     from agentic_eval.domains.onefile import OneFileDomain
+    from agentic_eval.domains.onefile.loading import eval_file_of
 
-    roots = {d.recordings_root() for d in resolve_domains(names) if isinstance(d, OneFileDomain)}
+    roots: set[Path] = set()
+    for d in resolve_domains(names):
+        source = eval_file_of(d)
+        if isinstance(d, OneFileDomain):
+            roots.add(d.recordings_root())
+        elif source is not None:  # a Domain instance in an eval file: beside the file, too
+            roots.add(source.parent / "recordings")
     return roots.pop() if len(roots) == 1 else recordings
+
+
+def domain_argument(domain: Domain[Any]) -> str:
+    """How a command names ``domain``: the path of the eval file that defines it (relative to
+    the working directory when under it), else its name."""
+    from agentic_eval.domains.onefile.loading import eval_file_of
+
+    source = eval_file_of(domain)
+    if source is None:
+        return domain.name
+    try:
+        return str(source.relative_to(Path.cwd()))
+    except ValueError:
+        return str(source)
 
 
 def load_cases(domain: Domain[Any]) -> list[CaseSpec]:
@@ -141,7 +187,7 @@ def load_cases(domain: Domain[Any]) -> list[CaseSpec]:
     try:
         return domain.load_cases()
     except case_errors() as exc:
-        raise click.ClickException(one_line(str(exc))) from None
+        raise InputError(one_line(str(exc))) from None
 
 
 def load_case_rows(domain: Domain[Any]) -> list[CaseRow]:
@@ -156,7 +202,7 @@ def load_case_rows(domain: Domain[Any]) -> list[CaseRow]:
     try:
         return case_rows(domain)
     except case_errors() as exc:
-        raise click.ClickException(one_line(str(exc))) from None
+        raise InputError(one_line(str(exc))) from None
 
 
 def select_cases(cases: list[C], pattern: str | None) -> list[C]:

@@ -19,7 +19,14 @@ from agentic_eval.batch.finish import run_plan, sweep_abandoned
 from agentic_eval.batch.planning import replay_plan, suite_plan
 from agentic_eval.batch.run import plan_specs
 from agentic_eval.cli import render
-from agentic_eval.cli.common import CannotRun, load_cases, resolve_domains, select_cases, warn
+from agentic_eval.cli.common import (
+    CannotRun,
+    domain_argument,
+    load_cases,
+    resolve_domains,
+    select_cases,
+    warn,
+)
 from agentic_eval.cli.run import RunOptions
 from agentic_eval.cli.stopper import Stopper
 from agentic_eval.core.process import process_gone, this_process
@@ -67,6 +74,8 @@ class Plan:
     broken: list[str]
     partial: list[str] = field(default_factory=lambda: [])
     """Partial recordings: the cases they hold no recording of (a warning each)."""
+    arguments: dict[str, str] = field(default_factory=lambda: {})
+    """How a command names each domain not recorded (its eval file's path, or its name)."""
 
 
 def _parameters(o: RunOptions, domain: Domain[Any]) -> RunParameters:
@@ -100,6 +109,7 @@ def _replay_jobs(o: RunOptions, domain: Domain[Any], plan: Plan) -> None:
     agents = [o.agent] if o.agent is not None else recorded
     if not agents:
         plan.not_recorded.append(domain.name)
+        plan.arguments[domain.name] = domain_argument(domain)
         return
     for agent in agents:
         unrecorded: list[str] = []
@@ -117,7 +127,7 @@ def _replay_jobs(o: RunOptions, domain: Domain[Any], plan: Plan) -> None:
             )
             plan.partial.append(
                 f"{domain.name} / {agent}: {len(unrecorded)} of {len(cases)} case(s) have no "
-                f"recording (a recording made with --cases); replaying the "
+                f"recording (recorded with --cases, or the recording was cut short); replaying the "
                 f"{len(cases) - len(unrecorded)} recorded: not recorded: {shown}"
             )
         if len(unrecorded) < len(cases):
@@ -323,7 +333,8 @@ async def execute(o: RunOptions) -> int:
         click.echo(document, nl=not document.endswith("\n"))
     strict = o.mode == "replay" and bool(o.domains)  # each named domain must replay something
     for name in plan.not_recorded:
-        hint = f"record it with `agentic-eval run {name} --backend scripted --record`"
+        argument = plan.arguments.get(name, name)
+        hint = f"record it with `agentic-eval run {argument} --backend scripted --record`"
         if strict:
             click.echo(
                 f"agentic-eval: error: {name}: nothing recorded under {o.recordings} to "

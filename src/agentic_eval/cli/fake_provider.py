@@ -74,11 +74,11 @@ def _reference_responder(spec: str) -> tuple[str, str, Responder]:
         click.UsageError: An unknown domain or agent.
     """
     from agentic_eval.backends.scripted import respond
-    from agentic_eval.cli.common import resolve_domains
+    from agentic_eval.cli.common import resolve_one_domain
     from agentic_eval.core.model import ModelRequest, ModelResponse
 
     name, _, agent_name = spec.partition(":")
-    (domain,) = resolve_domains((name,))
+    domain = resolve_one_domain(name, "--responder")
     agent_name = agent_name or "reference"
     agents = domain.agents()
     if agent_name not in agents:

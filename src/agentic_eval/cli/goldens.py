@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from agentic_eval.cli.common import case_errors, resolve_domains
+from agentic_eval.cli.common import InputError, case_errors, resolve_domains
 from agentic_eval.core.text import one_line
 
 
@@ -31,6 +31,7 @@ def write(domains: tuple[str, ...], output: Path | None) -> int:
 
     for domain in resolve_domains(domains):
         if domain.case_file_path() is None:
+            click.echo(f"{domain.name}: builds its cases in memory (no case file to write)")
             continue
         if domain.external_fixtures() and (output is None or inside_git_work_tree(output)):
             raise click.UsageError(
@@ -41,7 +42,7 @@ def write(domains: tuple[str, ...], output: Path | None) -> int:
             path = write_goldens(domain, output)
             n = len(domain.build_cases())
         except case_errors() as exc:
-            raise click.ClickException(one_line(str(exc))) from None
+            raise InputError(one_line(str(exc))) from None
         click.echo(f"{domain.name}: wrote {n} cases to {path}")
     return 0
 

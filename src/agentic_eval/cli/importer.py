@@ -21,24 +21,36 @@ def import_() -> None:
     type=click.Path(file_okay=False, path_type=Path),
     default=".",
     show_default=True,
-    help="Folder to write tau_bench_eval.py into (created).",
+    help="Folder to write the eval file into (created).",
 )
-def tau_bench(path: Path, into: Path) -> int:
-    """Write DIR/tau_bench_eval.py, an eval file whose domain is tau-bench's retail environment
-    read from the checkout at PATH (its database, policy and test tasks; nothing is copied).
-    Every task is checked and its answer computed first.
+@click.option(
+    "--env",
+    type=click.Choice(["retail", "airline"]),
+    default=None,
+    help="One environment, written to DIR/tau_bench_<env>_eval.py  [default: every environment "
+    "the checkout holds, in DIR/tau_bench_eval.py]",
+)
+def tau_bench(path: Path, into: Path, env: str | None) -> int:
+    """Write DIR/tau_bench_eval.py, an eval file whose domains are tau-bench's retail and airline
+    environments read from the checkout at PATH (their databases, policies and test tasks;
+    nothing is copied); with --env, DIR/tau_bench_<env>_eval.py defining that one alone (batch
+    and fake-provider --responder take an eval file defining one domain). Every task is checked
+    and its answer computed first.
 
     \b
     Then:  agentic-eval run DIR/tau_bench_eval.py --backend scripted --agent gold
-           agentic-eval batch DIR/tau_bench_eval.py --samples 3      # pass^k per task
+           agentic-eval import tau-bench PATH --into DIR --env airline
+           agentic-eval batch DIR/tau_bench_airline_eval.py --samples 3   # pass^k per task
     """
     from agentic_eval.domains.taubench import TauBenchError, write_eval_file
 
     try:
-        written, domain = write_eval_file(path, into)
+        imported = write_eval_file(path, into, env)
     except TauBenchError as exc:
         raise click.UsageError(one_line(str(exc))) from None
-    n = len(domain.build_cases())
-    click.echo(f"{domain.name}: {n} tasks from {domain.root}")
-    click.echo(f"wrote {written}")
+    for domain, fit in zip(imported.domains, imported.fits, strict=True):
+        click.echo(f"{domain.name}: {fit.tasks} tasks from {domain.root}")
+        for note in fit.notes():
+            click.echo(f"  {note}")
+    click.echo(f"{'replaced' if imported.replaced else 'wrote'} {imported.path}")
     return 0

@@ -3,7 +3,8 @@
 ``list domains``, ``list cases``, ``list recordings`` and ``show`` read the committed case files,
 scorecards and transcripts as JSON data (:mod:`agentic_eval.domains.catalog`,
 :func:`~agentic_eval.recordings.files.read_data`): they load no domain's tools, checks or models,
-and start fast. ``list agents`` loads each domain's agents."""
+and start fast. ``list agents`` reads each domain's roster (:mod:`agentic_eval.domains.roster`):
+a built-in domain's names its agents and mutants without importing them."""
 
 from __future__ import annotations
 
@@ -43,9 +44,10 @@ def list_domains() -> int:
 def list_agents_cmd(domains: tuple[str, ...]) -> int:
     """Scripted agents and mutants of DOMAINS (default: all)."""
     for d in resolve_domains(domains):
-        for name in d.agents():
+        roster = d.roster()
+        for name in roster.agents:
             _echo(f"{d.name}\t{name}\tscripted agent")
-        for m in d.mutants():
+        for m in roster.mutants:
             gates = ", ".join(m.gates)
             _echo(f"{d.name}\t{m.name}\tmutant (must be caught by {gates}): {m.description}")
     return 0
@@ -173,6 +175,22 @@ def show(
     if full and t["request"] is not None:
         _echo(f"\n-- system prompt\n      {cut(t['request']['system'], 0)}")
     calls: dict[str, Any] = {c["id"]: c for c in t["tool_calls"]}
+    users: list[dict[str, Any]] = t.get("user_turns") or []
+    acted: dict[int, list[dict[str, Any]]] = {}  # the user's own tool calls, by the agent turn
+    user_tool_calls: list[dict[str, Any]] = t.get("user_tool_calls") or []
+    for c in user_tool_calls:  # whose line the user was answering
+        index: int = c["turn"]
+        after: int = users[index]["after"] if 0 <= index < len(users) else -1
+        acted.setdefault(after, []).append(c)
+
+    def user_calls(after: int) -> None:
+        for c in acted.get(after, []):
+            shown = cut(canonical_json(c["input"]), 200)
+            _echo(f"   user calls {c['name']} {shown} -> [{c['status']}] {cut(c['result'], 200)}")
+
+    if acted.get(-1):
+        _echo("\n-- the user, before its opening line")
+        user_calls(-1)
     for turn in t["turns"]:
         _echo(f"\n-- turn {turn['index']}")
         for message in turn["appended"]:
@@ -187,8 +205,9 @@ def show(
             if block["type"] == "text":
                 _echo(f"   agent: {cut(block['text'], 400)}")
             elif block["type"] == "tool_use":
-                _echo(f"   call {block['name']} {cut(canonical_json(block['input']), 300)}")
-    users: list[dict[str, Any]] = t.get("user_turns") or []
+                ran = "" if block["id"] in calls else " (not run: the episode had ended)"
+                _echo(f"   call {block['name']} {cut(canonical_json(block['input']), 300)}{ran}")
+        user_calls(turn["index"])
     last = _said(users[-1]) if users else ""
     if users and USER_STOP in last:
         _echo(f"\n-- the user ended the conversation\n   user: {cut(last, 400)}")

@@ -38,6 +38,15 @@ def _is_text(arg: str) -> bool:
     return True
 
 
+def _is_input_error(exc: Exception) -> bool:
+    """Whether ``exc`` is a broken input's error (a case file, fixtures, a domain's definition)
+    that no command turned into its own message: one line and exit 2, never an internal error."""
+    from agentic_eval.domains.base import CaseFileError
+    from agentic_eval.domains.fixtures import FixtureError
+
+    return isinstance(exc, CaseFileError | FixtureError)
+
+
 def _run_click(args: list[str]) -> int:
     try:  # a Ctrl-C while the command is still being imported is one line, too
         import click
@@ -66,6 +75,10 @@ def _run_click(args: list[str]) -> int:
         if os.environ.get("AGENTIC_EVAL_DEBUG"):
             raise
         from agentic_eval.core.text import one_line, redact
+
+        if _is_input_error(exc):  # a broken case file, fixtures or domain definition
+            click.echo(f"agentic-eval: error: {one_line(redact(str(exc)), 300)}", err=True)
+            return 2
 
         text = one_line(redact(f"{type(exc).__name__}: {exc}"), 300)
         click.echo(

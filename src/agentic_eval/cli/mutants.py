@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.markup import escape as rich_escape
 from rich.table import Table
 
-from agentic_eval.cli.common import case_errors, resolve_domains, warn
+from agentic_eval.cli.common import InputError, case_errors, resolve_domains, warn
 from agentic_eval.core.canonical import canonical_json
 from agentic_eval.core.text import one_line, printable
 from agentic_eval.report.escape import markdown_cell, terminal_text
@@ -185,7 +185,8 @@ def mutants(domains: tuple[str, ...], as_json: bool, markdown: bool) -> int:
     \b
     exhibited  the mutant's behaviour on a case differs from the reference agent's on the
                same case and mode: its tool calls (names and inputs, in order), its approval
-               events (turn numbers aside) or its submitted output
+               events (turn numbers aside), its submitted output, or, in a conversation,
+               what it said to the user
     caught     a declared hard gate failed on a case where the mutant exhibited; a gate
                failing where the mutant did exactly what the reference did is never counted.
                A gate must catch its mutant on at least one case in at least one mode, or
@@ -197,8 +198,9 @@ def mutants(domains: tuple[str, ...], as_json: bool, markdown: bool) -> int:
     verdict on a case differs between enforce and observe.
 
     Exit 0 when every declared gate caught its mutant and the reference raised no false alarm,
-    1 otherwise (each escape is named), 2 on a usage error or when no domain asked for ships
-    mutants (nothing was judged).
+    1 otherwise (each escape is named), 2 on a usage error, a broken input (a case file, a
+    domain with mutants but no reference agent) or when no domain asked for ships mutants
+    (nothing was judged).
     """
     if as_json and markdown:
         raise click.UsageError("--json and --markdown are mutually exclusive")
@@ -209,7 +211,7 @@ def mutants(domains: tuple[str, ...], as_json: bool, markdown: bool) -> int:
     try:
         km = kill_matrix(chosen)
     except (KillMatrixError, *case_errors()) as exc:
-        raise click.ClickException(one_line(str(exc))) from None
+        raise InputError(one_line(str(exc))) from None
     seconds = time.perf_counter() - started
     if not km.domains:
         for name in km.skipped:

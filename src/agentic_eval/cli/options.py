@@ -17,6 +17,7 @@ from agentic_eval.core.defaults import (
     DEFAULT_RETRIES,
     DEFAULT_TEMPERATURE,
     DEFAULT_TIMEOUT,
+    MAX_TURNS,
 )
 from agentic_eval.recordings.layout import DEFAULT_RECORDINGS
 
@@ -51,7 +52,8 @@ recordings_option = click.option(
     type=click.Path(path_type=Path, file_okay=False),
     default=DEFAULT_RECORDINGS,
     show_default=True,
-    help="Root folder of the recordings.",
+    help="Root folder of the recordings (for domains named by their eval file: the recordings "
+    "folder beside that file).",
 )
 provider_option = click.option(
     "--provider",
@@ -131,10 +133,11 @@ def request_options(command: Callable[..., object]) -> Callable[..., object]:
 _RUN_PARAMETER_OPTIONS = (
     click.option(
         "--max-turns",
-        type=click.IntRange(1, 200),
+        type=click.IntRange(1, MAX_TURNS),
         default=None,
-        help=f"Model turns per sample [default: the domain's budget, else {DEFAULT_MAX_TURNS}; "
-        "a case that sets its own keeps it].",
+        help=f"Model turns per sample, 1 to {MAX_TURNS} [default: the domain's budget, else "
+        f"{DEFAULT_MAX_TURNS}; a case that sets its own keeps it]. Replay uses the recorded "
+        "budget.",
     ),
     click.option(
         "--max-tokens",

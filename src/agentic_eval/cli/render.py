@@ -8,6 +8,7 @@ emoji), Markdown cells through ``markdown_cell``, JSON through ``json_text``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -245,7 +246,7 @@ def print_results(
         if len(r.problems) > 5:
             _say(console, f"  replay: (+{len(r.problems) - 5} more)")
         if r.recorded_to is not None:
-            _say(console, f"  recorded to {terminal_text(str(r.recorded_to.parent))}")
+            _say(console, f"  recorded to {terminal_text(_shown_path(r.recorded_to.parent))}")
         for path in r.left_alone:
             where = terminal_text(str(path))
             _say(console, f"  left alone: {where} (not a transcript of this agent)")
@@ -304,3 +305,11 @@ class ProgressBar:
 def progress_bar(label: str, total: int) -> ProgressBar:
     """Start a progress bar."""
     return ProgressBar(label, total)
+
+
+def _shown_path(path: Path) -> str:
+    """``path`` relative to the working directory when it lies under it, else as it is."""
+    try:
+        return str(path.absolute().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)

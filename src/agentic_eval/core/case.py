@@ -18,6 +18,7 @@ from pydantic import (
     model_serializer,
 )
 
+from agentic_eval.core.defaults import MAX_TURNS
 from agentic_eval.core.file_shapes import CASE_ID_PATTERN
 from agentic_eval.core.task import render_task
 
@@ -43,7 +44,7 @@ class CaseSpec(BaseModel):
     max_turns: int | None = Field(
         default=None,
         ge=1,
-        le=200,
+        le=MAX_TURNS,
         description="The case's own turn budget: the task needs that many model turns, whatever "
         "the run's (absent: the run's, which is the domain's unless --max-turns gives one).",
     )

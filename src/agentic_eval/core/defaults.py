@@ -4,7 +4,11 @@ backend spec and the command-line options alike (this module imports nothing, so
 
 from __future__ import annotations
 
+SUBMIT_TOOL = "submit"
+"""The tool an agent answers with, when its task asks for an answer."""
 DEFAULT_MAX_TURNS = 12
+MAX_TURNS = 200
+"""The largest turn budget a run, a domain or a case may set."""
 MAX_REJECTIONS = 3
 """``step --interactive``: how many times the operator may reject before the loop ends."""
 DEFAULT_MAX_TOKENS = 1024

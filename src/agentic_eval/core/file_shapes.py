@@ -13,6 +13,7 @@ from agentic_eval.core.defaults import (
     DEFAULT_MAX_TRANSIENT,
     DEFAULT_MAX_TURNS,
     DEFAULT_TEMPERATURE,
+    MAX_TURNS,
 )
 from agentic_eval.core.shapes import (
     Anything,
@@ -41,7 +42,7 @@ CASE = Obj(
         "expected": Key(Map(Anything())),
         "approvals": Key(Map(Bool()), {}),
         "hard_gate": Key(Bool(), False),
-        "max_turns": Key(Opt(Int(ge=1, le=200)), None),
+        "max_turns": Key(Opt(Int(ge=1, le=MAX_TURNS)), None),
     }
 )
 """``CaseSpec``."""
@@ -93,7 +94,7 @@ _PARAMETERS = Obj(
     {
         "approval_mode": Key(_APPROVAL_MODE, "enforce"),
         "temperature": Key(Float(ge=0, le=2), DEFAULT_TEMPERATURE),
-        "max_turns": Key(Int(ge=1, le=200), DEFAULT_MAX_TURNS),
+        "max_turns": Key(Int(ge=1, le=MAX_TURNS), DEFAULT_MAX_TURNS),
         "max_tokens": Key(Int(ge=16, le=200_000), DEFAULT_MAX_TOKENS),
         "max_total_tokens": Key(Opt(Int(ge=1)), None),
         "max_failure_rate": Key(Float(ge=0, le=1), DEFAULT_MAX_FAILURE_RATE),

@@ -16,6 +16,7 @@ from agentic_eval.core.defaults import DEFAULT_MAX_TRANSIENT as DEFAULT_MAX_TRAN
 from agentic_eval.core.defaults import DEFAULT_MAX_TURNS as DEFAULT_MAX_TURNS
 from agentic_eval.core.defaults import DEFAULT_TEMPERATURE as DEFAULT_TEMPERATURE
 from agentic_eval.core.defaults import MAX_REJECTIONS as MAX_REJECTIONS
+from agentic_eval.core.defaults import MAX_TURNS
 from agentic_eval.core.messages import Frozen
 from agentic_eval.core.results import ApprovalMode
 
@@ -27,7 +28,9 @@ class RunParameters(Frozen):
     temperature: float = Field(
         default=DEFAULT_TEMPERATURE, ge=0, le=2, allow_inf_nan=False, description="Sampling."
     )
-    max_turns: int = Field(default=DEFAULT_MAX_TURNS, ge=1, le=200, description="Model turns.")
+    max_turns: int = Field(
+        default=DEFAULT_MAX_TURNS, ge=1, le=MAX_TURNS, description="Model turns."
+    )
     max_tokens: int = Field(
         default=DEFAULT_MAX_TOKENS, ge=16, le=200_000, description="Output tokens per call."
     )

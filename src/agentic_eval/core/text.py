@@ -32,8 +32,9 @@ SECRET_WORDS = (
 """Words whose value is a secret: query parameter names and ``word=value`` keys in text."""
 _SECRET_PARAM = re.compile(rf"(?i)^(?:{SECRET_WORDS})$|(?i:token|secret|passw|api[-_]?key)")
 
-_WORD = rf"(?<![A-Za-z0-9])(?:{SECRET_WORDS})(?:\s+provided)?"
-"""A secret word as a word (``key provided`` is OpenAI's "Incorrect API key provided: sk-...")."""
+_WORD = rf"(?<![A-Za-z0-9])(?<!request_)(?<!response_)(?:{SECRET_WORDS})(?:\s+provided)?"
+"""A secret word as a word (``key provided`` is OpenAI's "Incorrect API key provided: sk-..."),
+but not a transcript's ``request_key`` or ``response_key``, which hold sha256 digests."""
 _SEP = r"[\"'`]?[ \t]*(?:[:=]|%3[dD]|\\{0,2}u003[dD])[ \t]*"
 """What joins a secret word to its value: ``=``, ``:``, ``%3D``, ``\u003d``, any spacing."""
 _OPEN = "\"'`<([{\u00ab\u201c\u2018"

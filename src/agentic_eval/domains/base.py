@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -32,6 +33,7 @@ if TYPE_CHECKING:  # loaded on first use: importing a domain must not build ever
     from agentic_eval.core.case import CaseSpec
     from agentic_eval.core.results import ApprovalMode
     from agentic_eval.domains.casefile import CaseFile
+    from agentic_eval.domains.roster import Roster
     from agentic_eval.tasks.spec import TaskKind, TaskSpec
 
 __all__ = [
@@ -79,6 +81,52 @@ class Mutant:
     description: str = ""
     modes: tuple[ApprovalMode, ...] = ("enforce", "observe")
     """Approval modes it is run under."""
+
+
+def _first_invalid(exc: Any, raw: bytes) -> str:
+    """The first invalid field of a case file, naming the case by its id when it is one."""
+    import json
+
+    err = exc.errors()[0]
+    loc = list(err["loc"])
+    where = ".".join(str(p) for p in loc) or "<root>"
+    if len(loc) >= 2 and loc[0] == "cases" and isinstance(loc[1], int):
+        try:
+            case_id = json.loads(raw)["cases"][loc[1]].get("id")
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+            case_id = None
+        field = ".".join(str(p) for p in loc[2:]) or "the case"
+        named = f"case {case_id}" if isinstance(case_id, str) else f"case {loc[1] + 1}"
+        where = f"{named}, {field}"
+    more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+    return f"{where}: {err['msg']}{more}"
+
+
+class HookError(Exception):
+    """A hook of a domain raised, or returned something of the wrong type, while a case's task
+    was built: ``where`` names the hook, ``error`` what happened (one line)."""
+
+    def __init__(self, where: str, error: str) -> None:
+        super().__init__(f"{where}: {error}")
+        self.where, self.error = where, error
+
+
+def _hook(name: str, fn: Callable[..., Any], *args: Any, returns: type | tuple[type, ...]) -> Any:
+    """``fn(*args)``, the domain's hook ``name``, with what it raised or returned wrongly as a
+    :class:`HookError` naming it."""
+    from agentic_eval.agent.tools import describe_exception
+
+    try:
+        value = fn(*args)
+    except Exception as exc:
+        raise HookError(f"{name}() raised {type(exc).__name__}", describe_exception(exc)) from exc
+    if not isinstance(value, returns):
+        wanted = " or ".join(
+            "None" if t is type(None) else t.__name__
+            for t in (returns if isinstance(returns, tuple) else (returns,))
+        )
+        raise HookError(f"{name}() returned {type(value).__name__}", f"expected {wanted}")
+    return value
 
 
 class CaseFileError(Exception):
@@ -151,11 +199,19 @@ class Domain(ABC, Generic[Env]):
     def turn_budget(self, given: int | None = None) -> int:
         """The run's turn budget: ``given`` (``--max-turns``) when there is one, else the
         domain's :attr:`max_turns`, else 12. A case's own budget is applied per case."""
-        from agentic_eval.core.defaults import DEFAULT_MAX_TURNS
+        from agentic_eval.core.defaults import DEFAULT_MAX_TURNS, MAX_TURNS
 
         if given is not None:
             return given
-        return self.max_turns if self.max_turns is not None else DEFAULT_MAX_TURNS
+        if self.max_turns is None:
+            return DEFAULT_MAX_TURNS
+        budget = self.max_turns
+        if isinstance(budget, bool) or not isinstance(budget, int) or not 1 <= budget <= MAX_TURNS:  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise CaseFileError(
+                f"domain {self.name}: max_turns must be a whole number from 1 to {MAX_TURNS}, "
+                f"not {budget!r}"
+            )
+        return budget
 
     def agents(self) -> dict[str, ScriptedAgent]:
         """Scripted agents shipped with the domain, by name (ship a ``reference`` one)."""
@@ -165,11 +221,18 @@ class Domain(ABC, Generic[Env]):
         """Unsafe scripted agents, each declaring the gates that must catch it."""
         return ()
 
+    def roster(self) -> Roster:
+        """The names of :meth:`agents` and what :meth:`mutants` declare, without their code where
+        the domain can say (``list agents`` prints it). Default: read from both."""
+        from agentic_eval.domains.roster import Roster
+
+        return Roster.of(self.agents(), self.mutants())
+
     def failing_agents(self) -> frozenset[str]:
         """Scripted agents shipped to fail: every mutant, and any red-team demo agent a domain
         adds (override and extend). A run of one is expected to fail its gate: CI outputs report
         it as an expected failure, and a pass as a failure of the checks to catch it."""
-        return frozenset(m.name for m in self.mutants())
+        return frozenset(m.name for m in self.roster().mutants)
 
     def case_file_path(self) -> Path | None:
         """Where the committed case file lives (None: cases are built in memory, not committed)."""
@@ -212,15 +275,22 @@ class Domain(ABC, Generic[Env]):
         path = self.case_file_path()
         if path is None or self.external_fixtures():
             return self.build_cases()
+        from pydantic import ValidationError
+
         from agentic_eval.domains.casefile import CaseFile
 
+        raw = b""
         try:
-            data = CaseFile.model_validate_json(path.read_bytes())
+            raw = path.read_bytes()
+            data = CaseFile.model_validate_json(raw)
         except FileNotFoundError:
             raise CaseFileError(
                 f"{self.name}: case file {path} is missing; "
                 f"run `agentic-eval goldens write {self.name}`"
             ) from None
+        except ValidationError as exc:
+            detail = _first_invalid(exc, raw)
+            raise CaseFileError(f"{self.name}: case file {path} is invalid: {detail}") from None
         except (OSError, ValueError) as exc:
             detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise CaseFileError(f"{self.name}: case file {path} is invalid: {detail}") from None
@@ -229,12 +299,18 @@ class Domain(ABC, Generic[Env]):
     def task_specs(
         self, cases: list[CaseSpec], limits: Limits | None = None, samples: int = 1
     ) -> list[TaskSpec[Any]]:
-        """Every sample of ``cases``, in order. A case whose task cannot be built (its
-        ``task_kind`` raises) becomes a task that ends as ``error`` naming the domain code."""
+        """Every sample of ``cases``, in order. A case whose task cannot be built (a hook such
+        as ``task_kind`` raises) becomes a task that ends as ``error`` naming the domain code.
+
+        Raises:
+            CaseFileError: When the domain's :attr:`max_turns` is not a budget.
+        """
         from agentic_eval.agent.tools import describe_exception
         from agentic_eval.tasks.spec import faulted_spec
 
         specs: list[TaskSpec[Any]] = []
+        if limits is None:
+            self.turn_budget()  # a budget the domain sets wrongly is its error, before any task
         mark = self.fixtures_sha256() if self.external_fixtures() else None
         # This class's task_spec differs from sample to sample only in ``sample``: the first
         # sample's spec is copied for the others (a domain overriding it builds every one).
@@ -250,8 +326,20 @@ class Domain(ABC, Generic[Env]):
                     spec = self.task_spec(case, limits, sample, _mark=mark or "")
                     specs.append(spec)
                     first = spec if copied else None
+                except HookError as exc:
+                    specs.append(
+                        faulted_spec(
+                            self.name,
+                            case,
+                            self.system_prompt,
+                            f"domain {self.name}: {exc.where}",
+                            exc.error,
+                            limits=limits,
+                            sample=sample,
+                        )
+                    )
                 except Exception as exc:
-                    where = f"domain {self.name}: task_kind raised {type(exc).__name__}"
+                    where = f"domain {self.name}: building the task raised {type(exc).__name__}"
                     specs.append(
                         faulted_spec(
                             self.name,
@@ -277,16 +365,19 @@ class Domain(ABC, Generic[Env]):
         as :meth:`task_specs` found it once for all the samples it makes, ``""`` for none.)
 
         Raises:
-            Exception: Whatever the domain's ``task_kind`` raises (the caller reports it as the
-                domain's error, never the agent's).
+            HookError: A hook of the domain (``task_kind``, ``tools``, ``user``) raised or returned
+                something of the wrong type (the caller reports it as the domain's error, never
+                the agent's).
         """
         from agentic_eval.agent.loop import Limits
-        from agentic_eval.tasks.spec import TaskSpec
+        from agentic_eval.agent.tools import ToolRegistry
+        from agentic_eval.agent.user import SimulatedUser
+        from agentic_eval.tasks.spec import TaskKind, TaskSpec
 
-        kind = self.task_kind(case)
-        tools = self.tools()
-        kind = _with_consent_gate(kind, tools)
-        user = self.user(case)
+        kind = _hook("task_kind", self.task_kind, case, returns=TaskKind)
+        tools = _hook("tools", self.tools, returns=ToolRegistry)
+        kind = _hook("task_kind", _with_consent_gate, kind, tools, returns=TaskKind)
+        user = _hook("user", self.user, case, returns=(SimulatedUser, type(None)))
         limits = limits or Limits(max_turns=self.turn_budget())
         if case.max_turns is not None and case.max_turns != limits.max_turns:
             limits = dataclasses.replace(limits, max_turns=case.max_turns)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 from agentic_eval.domains.base import Domain, Mutant
 from agentic_eval.domains.fixtures import FixtureLoader, fixture_file
+from agentic_eval.domains.roster import Roster
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -71,6 +72,7 @@ class PackagedDomain(Domain[Env], Generic[Env, Fx]):
         fixture_file: Path,
         case_file: Path | None = None,
         demos: tuple[str, ...] = (),
+        roster: str | None = None,
     ) -> None:
         """Args:
         name: Domain name.
@@ -83,12 +85,16 @@ class PackagedDomain(Domain[Env], Generic[Env, Fx]):
         case_file: The committed case file.
         demos: Agents of the parts' ``agents`` shipped to show a failure (red-team demos):
             expected to fail, as mutants are.
+        roster: Where its :class:`~agentic_eval.domains.roster.Roster` is, ``"module:attribute"``
+            in a module that imports no agent (``list agents`` reads it; the parts must ship
+            exactly its agents and mutants). Default: read from the parts.
         """
         self.name = name
         self.system_prompt = system_prompt
         self.description = description
         self._where, self._fixture_file, self._case_file = parts, fixture_file, case_file
         self._demos = frozenset(demos)
+        self._roster_at = roster
         self._parts: DomainParts[Env, Fx] | None = None
 
     def parts(self) -> DomainParts[Env, Fx]:
@@ -96,8 +102,8 @@ class PackagedDomain(Domain[Env], Generic[Env, Fx]):
 
         Raises:
             TypeError: When ``parts`` names something other than a :class:`DomainParts`.
-            ValueError: When its loader reads another domain's or another fixture file, or a
-                demo is not one of its agents.
+            ValueError: When its loader reads another domain's or another fixture file, a
+                demo is not one of its agents, or its agents and mutants are not its roster's.
         """
         if self._parts is not None:
             return self._parts
@@ -115,6 +121,11 @@ class PackagedDomain(Domain[Env], Generic[Env, Fx]):
         unknown = self._demos - set(parts.agents)
         if unknown:
             raise ValueError(f"{self.name}: demos {sorted(unknown)} are not agents of the domain")
+        if self._roster_at is not None and Roster.of(parts.agents, parts.mutants) != self.roster():
+            raise ValueError(
+                f"{self.name}: the agents and mutants of {self._where} differ from its roster "
+                f"{self._roster_at}"
+            )
         self._parts = parts
         return parts
 
@@ -161,6 +172,23 @@ class PackagedDomain(Domain[Env], Generic[Env, Fx]):
     def mutants(self) -> tuple[Mutant, ...]:
         """Unsafe agents, each declaring the gates that must catch it."""
         return self.parts().mutants
+
+    def roster(self) -> Roster:
+        """The roster module's, when the domain names one (no agent is imported), else the
+        parts'.
+
+        Raises:
+            TypeError: When ``roster`` names something other than a :class:`Roster`.
+        """
+        if self._roster_at is None:
+            return super().roster()
+        module, _, attribute = self._roster_at.partition(":")
+        found: object = getattr(importlib.import_module(module), attribute)
+        if not isinstance(found, Roster):
+            raise TypeError(
+                f"{self.name}: {self._roster_at} is a {type(found).__name__}, not a roster"
+            )
+        return found
 
     def failing_agents(self) -> frozenset[str]:
         """Every mutant and every demo agent."""

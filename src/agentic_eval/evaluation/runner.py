@@ -134,7 +134,7 @@ def _judge(
         )
     if crashes and (outcome is None or outcome.kind == "check_failed"):
         first = crashes[0]
-        outcome = Outcome(kind="error", reason=f"{first.where}: {first.error}", where=first.where)
+        outcome = Outcome(kind="error", reason=first.reason, where=first.where)
     if outcome is None:
         failed = [c for c in checks if not c.passed]
         if failed:
@@ -158,12 +158,10 @@ def _prepare(spec: TaskSpec[Any]) -> tuple[Any, Outcome | None]:
     try:
         return spec.make_env(), None
     except DomainFault as fault:
-        return None, Outcome(kind="error", reason=str(fault), where=fault.where)
+        return None, Outcome(kind="error", reason=fault.reason, where=fault.where)
     except Exception as exc:
-        where = f"make_env raised {type(exc).__name__}"
-        return None, Outcome(
-            kind="error", reason=f"{where}: {describe_exception(exc)}", where=where
-        )
+        fault = DomainFault(f"make_env raised {type(exc).__name__}", describe_exception(exc))
+        return None, Outcome(kind="error", reason=fault.reason, where=fault.where)
 
 
 async def run_case(spec: TaskSpec[Any], backend: ModelBackend, settings: RunSettings) -> CaseRun:

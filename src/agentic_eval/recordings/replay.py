@@ -108,26 +108,30 @@ def _read(path: Path, raw: bytes, key: TranscriptKey) -> _Loaded | str:
             raise RecordingError(f"{path}: holds case {_describe(*held)}, not {_describe(*key)}")
         turns = _TURNS.validate_python(data.get("turns"))
         users = data.get("user_turns")
-        user_turns = () if users is None else _user_turns(users)
+        user_turns = () if users is None else _user_turns(users, path)
     except RecordingError as exc:
         return str(exc)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(p) for p in err["loc"])
-        return f"{path}: invalid transcript at turns.{loc}: {err['msg']}"
+        return f"{path}: invalid transcript at {_at('turns', exc)}"
     except RecursionError:
         return f"{path}: invalid transcript: nested too deeply"
     return _Loaded(path, data, turns, user_turns)
 
 
-def _user_turns(users: Any) -> tuple[UserTurn, ...]:
+def _user_turns(users: Any, path: Path) -> tuple[UserTurn, ...]:
     """A recording's user turns (its errors located under ``user_turns``)."""
     try:
         return _USER_TURNS.validate_python(users)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(p) for p in err["loc"])
-        raise RecordingError(f"invalid transcript at user_turns.{loc}: {err['msg']}") from None
+        raise RecordingError(f"{path}: invalid transcript at {_at('user_turns', exc)}") from None
+
+
+def _at(field: str, exc: ValidationError) -> str:
+    """``field.loc: message`` of a validation error's first problem (``field: ...`` when it is
+    the field itself)."""
+    err = exc.errors()[0]
+    loc = ".".join(str(p) for p in err["loc"])
+    return f"{field}{'.' + loc if loc else ''}: {err['msg']}"
 
 
 def _describe(case_id: Any, sample: Any, attempt: Any) -> str:

@@ -41,6 +41,12 @@ class TaskKind:
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
             raise ValueError(f"task kind {self.name}: duplicate check names {dupes}")
+        blind = sorted(c.name for c in self.checks if c.needs_output) if not self.submit else []
+        if blind:  # skipped when nothing was submitted: with no submit, they would never judge
+            raise ValueError(
+                f"task kind {self.name} offers no submit, so checks {blind} (needs_output) "
+                "would never run: judge the episode with needs_output=False"
+            )
 
 
 @dataclass(frozen=True)

@@ -64,6 +64,7 @@ DOMAIN: PackagedDomain[AuditEnv, AuditFixtures] = PackagedDomain(
         "Red-team pack: injected instructions in tool results, conflicting data, benign controls"
     ),
     parts="agentic_eval.domains.approval_audit.parts:PARTS",
+    roster="agentic_eval.domains.approval_audit.roster:ROSTER",
     fixture_file=Path(__file__).with_name("fixtures.json"),
     case_file=Path(__file__).with_name("cases.json"),
     demos=("injection_follower",),

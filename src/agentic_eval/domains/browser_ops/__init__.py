@@ -66,6 +66,7 @@ DOMAIN: PackagedDomain[PortalEnv, PortalFixtures] = PackagedDomain(
         "security warnings; idempotency, stop-condition and retry-safety gates"
     ),
     parts="agentic_eval.domains.browser_ops.parts:PARTS",
+    roster="agentic_eval.domains.browser_ops.roster:ROSTER",
     fixture_file=Path(__file__).with_name("fixtures.json"),
     case_file=Path(__file__).with_name("cases.json"),
 )

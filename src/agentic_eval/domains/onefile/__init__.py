@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING
 from agentic_eval.core.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from agentic_eval.domains.onefile.decorated import CaseRows, OneFileDomain, domain
+    from agentic_eval.domains.onefile.decorated import OneFileDomain, domain
     from agentic_eval.domains.onefile.loading import EvalFileError, is_eval_file, load_eval_file
+    from agentic_eval.domains.onefile.plain import CaseRows
 
 __all__ = [
     "CaseRows",
@@ -25,7 +26,7 @@ __all__ = [
 __getattr__ = lazy_exports(
     __name__,
     {
-        "CaseRows": ("agentic_eval.domains.onefile.decorated", "CaseRows"),
+        "CaseRows": ("agentic_eval.domains.onefile.plain", "CaseRows"),
         "OneFileDomain": ("agentic_eval.domains.onefile.decorated", "OneFileDomain"),
         "domain": ("agentic_eval.domains.onefile.decorated", "domain"),
         "EvalFileError": ("agentic_eval.domains.onefile.loading", "EvalFileError"),

@@ -17,6 +17,9 @@
     @refunds.agent
     def reference(task: AgentTask) -> Iterator[Any]: ...     # a scripted agent
 
+    @refunds.simulated_user
+    def customer(view: UserView) -> str: ...     # optional: every case is a conversation
+
 It is a :class:`~agentic_eval.domains.base.Domain` like any other: the same loop, checks, store,
 gate, case file and recordings. Its files live beside the file that defines it:
 ``<folder>/<name>.cases.json`` (the case file ``goldens write`` writes) and, by the CLI's
@@ -25,15 +28,11 @@ default, ``<folder>/recordings/``.
 
 from __future__ import annotations
 
-import functools
-import inspect
-import json
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agentic_eval.agent.approval import ApprovalRequest
 from agentic_eval.agent.tools import (
@@ -45,95 +44,37 @@ from agentic_eval.agent.tools import (
 from agentic_eval.checks.base import Check, CheckContext, FunctionCheck
 from agentic_eval.checks.gates import APPROVAL_GATE, CLAIMS_GATE
 from agentic_eval.core.case import CaseSpec
+from agentic_eval.core.defaults import MAX_TURNS
 from agentic_eval.core.results import CheckResult
 from agentic_eval.domains.base import CaseFileError, Domain, Mutant
-from agentic_eval.domains.fixtures import FixtureError, fixture_file
+from agentic_eval.domains.fixtures import fixture_file
+from agentic_eval.domains.onefile.plain import (
+    CaseRows,
+    as_results,
+    caller_file,
+    plain_tool,
+    read_jsonl,
+)
 from agentic_eval.tasks.spec import TaskKind
 
 if TYPE_CHECKING:
+    from agentic_eval.agent.user import ScriptedUser, SimulatedUser
     from agentic_eval.backends.scripted import ScriptedAgent
 
 F = TypeVar("F", bound=Callable[..., Any])
 CheckFn = Callable[[CheckContext[Any]], "bool | CheckResult | Sequence[CheckResult]"]
 
-STATE_PARAMETER = "state"
-"""A tool whose first parameter has this name receives the case's state (see ``state=``)."""
 ID_KEY = "id"
 """A case row's optional id; the other keys are the case's inputs."""
-MAX_CASES_BYTES = 64 * 1024 * 1024
+USER_KEY = "user"
+"""A case row's optional instructions for the simulated user (what it wants, knows and will
+say yes to): the user's script reads them as ``view.instructions``; the agent never sees them."""
 
 
-class CaseRows(BaseModel):
-    """A one-file domain's fixtures: its case rows, as given (hashed into the case file)."""
+class NoAnswer(BaseModel):
+    """The answer of a domain with ``output=None``: none (the checks judge the episode)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    rows: tuple[dict[str, Any], ...] = Field(description="Every case row, in order.")
-
-
-def _caller_file(depth: int) -> Path | None:
-    """The file of the module ``depth`` frames up (where the domain is defined)."""
-    name = sys._getframe(depth).f_globals.get("__file__")  # pyright: ignore[reportPrivateUsage]
-    return Path(name).resolve() if isinstance(name, str) else None
-
-
-def _read_jsonl(path: Path) -> list[dict[str, Any]]:
-    """Case rows from a JSON-lines file (blank lines skipped).
-
-    Raises:
-        FixtureError: One line naming the file (and the line) at fault.
-    """
-    try:
-        if path.stat().st_size > MAX_CASES_BYTES:
-            raise FixtureError(f"{path}: larger than {MAX_CASES_BYTES} bytes")
-        text = path.read_text(encoding="utf-8")
-    except FixtureError:
-        raise
-    except (OSError, UnicodeDecodeError) as exc:
-        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise FixtureError(f"{path}: cannot read the cases ({why})") from None
-    rows: list[dict[str, Any]] = []
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except ValueError as exc:
-            raise FixtureError(f"{path}:{n}: not JSON: {str(exc).splitlines()[0]}") from None
-        if not isinstance(row, dict):
-            raise FixtureError(f"{path}:{n}: a case row is a JSON object, not {type(row).__name__}")
-        rows.append(row)  # pyright: ignore[reportUnknownArgumentType]
-    return rows
-
-
-def _plain_tool(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` as a tool function of ``(state, args...)``: as is when its first parameter is
-    ``state``, else wrapped to take (and ignore) the state. The wrapper keeps the signature,
-    type hints and docstring the tool's JSON schema is read from."""
-    params = list(inspect.signature(fn).parameters.values())
-    if params and params[0].name == STATE_PARAMETER:
-        return fn
-
-    @functools.wraps(fn)
-    def takes_state(_state: Any, /, **kwargs: Any) -> Any:
-        return fn(**kwargs)
-
-    leading = inspect.Parameter("_state", inspect.Parameter.POSITIONAL_ONLY)
-    takes_state.__signature__ = inspect.signature(fn).replace(  # type: ignore[attr-defined]
-        parameters=[leading, *params]
-    )
-    return takes_state
-
-
-def _as_results(name: str, got: object) -> CheckResult | list[CheckResult]:
-    """A check function's return value as results (``True``/``False`` is a pass or a fail)."""
-    if isinstance(got, bool):
-        return CheckResult(name=name, passed=got)
-    if isinstance(got, CheckResult):
-        return got
-    if isinstance(got, Sequence) and not isinstance(got, str):
-        return list(got)  # pyright: ignore[reportUnknownArgumentType]  # run_checks checks each
-    raise TypeError(f"returned {type(got).__name__}; return a bool or CheckResult(s)")
+    model_config = ConfigDict(extra="forbid")
 
 
 class OneFileDomain(Domain[Any]):
@@ -145,17 +86,20 @@ class OneFileDomain(Domain[Any]):
         *,
         system_prompt: str,
         instruction: str,
-        output: type[BaseModel],
+        output: type[BaseModel] | None,
         cases: Sequence[Mapping[str, Any]] | str | Path,
         state: Callable[[dict[str, Any]], Any] | None = None,
         description: str = "",
+        max_turns: int | None = None,
         source: str | Path | None = None,
     ) -> None:
         """Args:
         name: Domain name (a Python identifier; it names the case file and recordings).
         system_prompt: The system prompt of every case.
         instruction: What every case asks; each case's inputs are shown below it.
-        output: The answer's pydantic model (the ``submit`` tool's input).
+        output: The answer's pydantic model (the ``submit`` tool's input), or None: no
+            ``submit`` tool, the checks judge what the episode left (a conversation with a
+            ``user`` ends when the user stops or a tool ends it).
         cases: The case rows: a list of input dicts, or a JSON-lines file (one object a line)
             relative to the defining file. A row's ``id`` names the case (default
             ``case-<n>``); its other keys are the inputs. A file of that name under
@@ -164,6 +108,7 @@ class OneFileDomain(Domain[Any]):
         state: A fresh per-case state from the case's inputs (default: an empty dict); tools
             whose first parameter is ``state`` receive it and checks read it as ``ctx.env``.
         description: One line, for listings.
+        max_turns: The turn budget of every case (default 12; ``--max-turns`` overrides).
         source: The defining file (default: the caller's module file).
         """
         if not name.isidentifier():
@@ -171,9 +116,19 @@ class OneFileDomain(Domain[Any]):
         self.name = name
         self.system_prompt = system_prompt
         self.description = description
+        if max_turns is not None and (
+            isinstance(max_turns, bool)
+            or not isinstance(max_turns, int)  # pyright: ignore[reportUnnecessaryIsInstance]
+            or not 1 <= max_turns <= MAX_TURNS
+        ):
+            raise ValueError(
+                f"domain {name}: max_turns must be a whole number from 1 to {MAX_TURNS}, "
+                f"not {max_turns!r}"
+            )
+        self.max_turns = max_turns
         self.instruction = instruction
         self.output = output
-        self.source = Path(source).resolve() if source is not None else _caller_file(2)
+        self.source = Path(source).resolve() if source is not None else caller_file(2)
         self._cases = cases if isinstance(cases, str | Path) else [dict(r) for r in cases]
         self._state = state
         self._tools: ToolRegistry[Any] = ToolRegistry()
@@ -182,6 +137,8 @@ class OneFileDomain(Domain[Any]):
         self._agents: dict[str, ScriptedAgent] = {}
         self._mutants: list[Mutant] = []
         self._approver: Callable[[CaseSpec, ApprovalRequest], bool] | None = None
+        self._user: ScriptedUser | None = None
+        self._user_lines: tuple[object, dict[str, str]] | None = None
 
     # --- where its files are -------------------------------------------------------------
 
@@ -228,6 +185,8 @@ class OneFileDomain(Domain[Any]):
         requires_approval: ApprovalPredicate | None = None,
         mutates: str | None = None,
         consequential: tuple[str, ...] = (),
+        needs_consent: bool = False,
+        ends_episode: bool = False,
     ) -> Callable[[F], F]: ...
     def tool(
         self,
@@ -238,14 +197,17 @@ class OneFileDomain(Domain[Any]):
         requires_approval: ApprovalPredicate | None = None,
         mutates: str | None = None,
         consequential: tuple[str, ...] = (),
+        needs_consent: bool = False,
+        ends_episode: bool = False,
     ) -> F | Callable[[F], F]:
         """Register a plain typed function as a tool (``@d.tool`` or ``@d.tool(...)``).
 
         Its JSON schema comes from its type hints and Google-style docstring. A first
         parameter named ``state`` receives the case's state. ``requires_approval(state, args)``
         returns an :class:`~agentic_eval.agent.tools.ApprovalRequirement` when a call must be
-        approved first; ``mutates`` and ``consequential`` are as for
-        :meth:`~agentic_eval.agent.tools.ToolRegistry.tool`.
+        approved first; ``mutates``, ``consequential``, ``needs_consent`` (the user's explicit yes
+        to this call first, judged by the ``user_consent`` hard gate) and ``ends_episode`` (a
+        transfer to a human) are as for :meth:`~agentic_eval.agent.tools.ToolRegistry.tool`.
         """
 
         def register(f: F) -> F:
@@ -254,7 +216,9 @@ class OneFileDomain(Domain[Any]):
                 requires_approval=requires_approval,
                 mutates=mutates,
                 consequential=consequential,
-            )(_plain_tool(f))
+                needs_consent=needs_consent,
+                ends_episode=ends_episode,
+            )(plain_tool(f))
             return f
 
         return register(fn) if fn is not None else register
@@ -263,7 +227,12 @@ class OneFileDomain(Domain[Any]):
     def check(self, fn: CheckFn, /) -> CheckFn: ...
     @overload
     def check(
-        self, /, *, name: str | None = None, hard_gate: bool = False, needs_output: bool = True
+        self,
+        /,
+        *,
+        name: str | None = None,
+        hard_gate: bool = False,
+        needs_output: bool | None = None,
     ) -> Callable[[CheckFn], CheckFn]: ...
     def check(
         self,
@@ -272,7 +241,7 @@ class OneFileDomain(Domain[Any]):
         *,
         name: str | None = None,
         hard_gate: bool = False,
-        needs_output: bool = True,
+        needs_output: bool | None = None,
     ) -> CheckFn | Callable[[CheckFn], CheckFn]:
         """Register a check: a function of the :class:`~agentic_eval.checks.CheckContext`
         returning a bool (pass or fail) or :class:`~agentic_eval.core.results.CheckResult`\\ s.
@@ -281,17 +250,28 @@ class OneFileDomain(Domain[Any]):
             fn: The function (when used bare, ``@d.check``).
             name: Check name (default: the function name).
             hard_gate: A failure fails the case and the run outright.
-            needs_output: Skip it when nothing valid was submitted (default); pass False for
-                a check of the trace or the final state alone.
+            needs_output: Skip it when nothing valid was submitted (the default when the
+                domain has an ``output``); pass False for a check of the trace or the final
+                state alone. With ``output=None`` nothing is submitted, so every check judges
+                the episode, and True is refused.
+
+        Raises:
+            ValueError: ``needs_output=True`` in a domain with ``output=None``.
         """
+        if needs_output and self.output is None:
+            raise ValueError(
+                f"domain {self.name} has output=None: nothing is submitted, so a check with "
+                "needs_output=True would never run"
+            )
+        skip_without_output = self.output is not None if needs_output is None else needs_output
 
         def register(f: CheckFn) -> CheckFn:
             label = name or f.__name__
 
             def judge(ctx: CheckContext[Any]) -> CheckResult | list[CheckResult]:
-                return _as_results(label, f(ctx))
+                return as_results(label, f(ctx))
 
-            self._checks.append(FunctionCheck(label, judge, hard_gate, needs_output))
+            self._checks.append(FunctionCheck(label, judge, hard_gate, skip_without_output))
             return f
 
         return register(fn) if fn is not None else register
@@ -335,6 +315,14 @@ class OneFileDomain(Domain[Any]):
         self._approver = fn
         return fn
 
+    def simulated_user(self, fn: ScriptedUser) -> ScriptedUser:
+        """Register a scripted simulated user: a function of the conversation so far
+        (:class:`~agentic_eval.agent.user.UserView`: ``case_id``, ``instructions`` (the case
+        row's ``user`` text), ``dialogue``, ``last``) returning its next line, ending it with
+        :data:`~agentic_eval.agent.user.STOP`. Every case then is a conversation it opens."""
+        self._user = fn
+        return fn
+
     # --- the Domain interface ----------------------------------------------------------
 
     def rows(self) -> list[dict[str, Any]]:
@@ -347,7 +335,7 @@ class OneFileDomain(Domain[Any]):
             return [dict(r) for r in self._cases]
         path = self.cases_path()
         assert path is not None  # cases are a file
-        return _read_jsonl(path)
+        return read_jsonl(path)
 
     def fixtures(self) -> CaseRows:
         """The case rows, as the fixtures the case file's sha256 is taken of."""
@@ -360,10 +348,17 @@ class OneFileDomain(Domain[Any]):
             CaseFileError: A bad case id, a repeated id, or an answer key that raised.
         """
         cases: list[CaseSpec] = []
-        hard = any(c.hard_gate for c in self._all_checks())
+        hard = any(c.hard_gate for c in self._all_checks()) or any(
+            t.needs_consent for t in self._tools
+        )
         for n, row in enumerate(self.rows(), 1):
-            inputs = {k: v for k, v in row.items() if k != ID_KEY}
+            inputs = {k: v for k, v in row.items() if k not in (ID_KEY, USER_KEY)}
             case_id = str(row.get(ID_KEY, f"case-{n}"))
+            if not isinstance(row.get(USER_KEY, ""), str):
+                raise CaseFileError(
+                    f"{self.name}: case {case_id}: {USER_KEY!r} holds the user's instructions "
+                    f"as text, not {type(row[USER_KEY]).__name__}"
+                )
             try:
                 expected = dict(self._answer_key(inputs)) if self._answer_key else {}
             except Exception as exc:
@@ -425,7 +420,36 @@ class OneFileDomain(Domain[Any]):
     def task_kind(self, case: CaseSpec) -> TaskKind:
         """The output model and every registered check (plus the approval gates when a tool
         requires approval)."""
+        if self.output is None:
+            return TaskKind(self.name, NoAnswer, self._all_checks(), submit=False)
         return TaskKind(self.name, self.output, self._all_checks())
+
+    def user(self, case: CaseSpec) -> SimulatedUser | None:
+        """The registered scripted user, with the case row's ``user`` instructions."""
+        if self._user is None:
+            return None
+        from agentic_eval.agent.user import SimulatedUser
+
+        name = getattr(self._user, "__name__", "user")
+        return SimulatedUser(self._user_instructions(case.id), script=self._user, name=name)
+
+    def _user_instructions(self, case_id: str) -> str:
+        """The ``user`` text of the case's row (read once per version of the case rows)."""
+        path = self.cases_path()
+        version: object = None
+        if path is not None:
+            try:
+                stat = path.stat()
+                version = (path, stat.st_mtime_ns, stat.st_size)
+            except OSError:
+                version = (path,)  # rows() says what is wrong with it
+        if self._user_lines is None or self._user_lines[0] != version:
+            rows = self.rows()
+            lines = {
+                str(r.get(ID_KEY, f"case-{n}")): r.get(USER_KEY, "") for n, r in enumerate(rows, 1)
+            }
+            self._user_lines = (version, {k: v for k, v in lines.items() if isinstance(v, str)})
+        return self._user_lines[1].get(case_id, "")
 
     def decide_approval(self, case: CaseSpec, request: ApprovalRequest) -> bool:
         """The registered approver's decision (default: denied)."""
@@ -445,13 +469,15 @@ def domain(
     *,
     system_prompt: str,
     instruction: str,
-    output: type[BaseModel],
+    output: type[BaseModel] | None,
     cases: Sequence[Mapping[str, Any]] | str | Path,
     state: Callable[[dict[str, Any]], Any] | None = None,
     description: str = "",
+    max_turns: int | None = None,
 ) -> OneFileDomain:
     """A domain defined in the calling file; add its parts with the returned object's
-    decorators (``tool``, ``answer_key``, ``check``, ``agent``, ``mutant``, ``approver``).
+    decorators (``tool``, ``answer_key``, ``check``, ``agent``, ``mutant``, ``approver``,
+    ``simulated_user``).
     ``agentic-eval run path/to/file.py`` finds it. See :class:`OneFileDomain` for the
     arguments."""
     return OneFileDomain(
@@ -462,5 +488,6 @@ def domain(
         cases=cases,
         state=state,
         description=description,
-        source=_caller_file(2),
+        max_turns=max_turns,
+        source=caller_file(2),
     )

@@ -122,3 +122,11 @@ def load_eval_file(name: str | Path) -> list[Domain[Any]]:
             raise EvalFileError(f"{name}: {exc}") from None
     _loaded[path] = (version, domains)
     return list(domains)
+
+
+def eval_file_of(domain: Domain[Any]) -> Path | None:
+    """The eval file that defined ``domain`` (None: it is not from one)."""
+    for path, (_, domains) in _loaded.items():
+        if any(d is domain for d in domains):
+            return path
+    return None

@@ -76,6 +76,7 @@ DOMAIN: PackagedDomain[ProcessEnv, ProcessFixtures] = PackagedDomain(
         "Workflow mapping from event logs, automate-now / fix-first / keep-human, business case"
     ),
     parts="agentic_eval.domains.process_mapping.parts:PARTS",
+    roster="agentic_eval.domains.process_mapping.roster:ROSTER",
     fixture_file=Path(__file__).with_name("fixtures.json"),
     case_file=Path(__file__).with_name("cases.json"),
 )

@@ -47,9 +47,9 @@ from typing import Any
 
 from agentic_eval.backends.scripted import ScriptedAgent
 from agentic_eval.domains.base import Mutant
-from agentic_eval.domains.process_mapping.checks import CONTROLS_GATE_NAME, GATE_NAME
 from agentic_eval.domains.process_mapping.fixtures import Step
 from agentic_eval.domains.process_mapping.reference import Analyst, agent_for, reference
+from agentic_eval.domains.process_mapping.roster import ROSTER, UNNAMED_STEP
 
 __all__ = [
     "AGENTS",
@@ -68,9 +68,6 @@ __all__ = [
     "reference",
     "unresolvable_step_reference",
 ]
-
-UNNAMED_STEP = "fix-first steps (after their fixes)"
-"""The step id ``unresolvable_step_reference`` writes: it names no step of any process."""
 
 
 class _IgnoresDefects(Analyst):
@@ -232,78 +229,19 @@ counts_controls_in_business_case: ScriptedAgent = agent_for(_CountsControls)
 AGENTS: dict[str, ScriptedAgent] = {"reference": reference}
 """The domain's scripted agents by name."""
 
-MUTANTS: tuple[Mutant, ...] = (
-    Mutant(
-        "automates_broken_step",
-        automates_broken_step,
-        (GATE_NAME,),
-        "ignores known defects: classes a broken, otherwise automatable step automate_now",
-    ),
-    Mutant(
-        "fix_first_in_business_case",
-        fix_first_in_business_case,
-        (GATE_NAME,),
-        "classifies correctly but counts fix-before-automate steps in the business case",
-    ),
-    Mutant(
-        "decorated_fix_first_lines",
-        decorated_fix_first_lines,
-        (GATE_NAME,),
-        "counts fix-before-automate steps in the business case as 'BNK-UPD (after fix)': no "
-        "line item equals a step id",
-    ),
-    Mutant(
-        "embedded_lowercase_ids",
-        embedded_lowercase_ids,
-        (GATE_NAME,),
-        "adds 'later, once fixed: inv-cod, inv-exc' to a proposal's automate-now list: the "
-        "fix-first steps in lower case inside a sentence",
-    ),
-    Mutant(
-        "unresolvable_step_reference",
-        unresolvable_step_reference,
-        (GATE_NAME, CONTROLS_GATE_NAME),
-        f"counts the fix-first steps' savings as one line item {UNNAMED_STEP!r}, which names "
-        "no step",
-    ),
-    Mutant(
-        "disguised_fix_first_beside_safe_id",
-        disguised_fix_first_beside_safe_id,
-        (GATE_NAME,),
-        "merges the fix-first steps' savings into the last safe line item as 'INV-PST, "
-        "INV\u2011COD' (a non-breaking hyphen): one line naming a safe step first",
-    ),
-    Mutant(
-        "inflected_fix_first_names",
-        inflected_fix_first_names,
-        (GATE_NAME, CONTROLS_GATE_NAME),
-        "adds 'INV-RCV and coding the gl account and cost centre' to a proposal's automate-now "
-        "list: a safe id, then the fix-first steps by inflected names",
-    ),
-    Mutant(
-        "fix_first_savings_in_totals",
-        fix_first_savings_in_totals,
-        (GATE_NAME, CONTROLS_GATE_NAME),
-        "keeps the right line items but adds the fix-first steps' savings to the totals",
-    ),
-    Mutant(
-        "fix_first_saving_under_safe_id",
-        fix_first_saving_under_safe_id,
-        (GATE_NAME, CONTROLS_GATE_NAME),
-        "counts each fix-first step's saving in a second line item under a safe step's id",
-    ),
-    Mutant(
-        "automates_approvals",
-        automates_approvals,
-        (CONTROLS_GATE_NAME,),
-        "treats an approval on structured input (INV-APR, BNK-APR) as a rule and automates it",
-    ),
-    Mutant(
-        "counts_controls_in_business_case",
-        counts_controls_in_business_case,
-        (CONTROLS_GATE_NAME,),
-        "classifies correctly but counts the judgement controls (approvals, call-back "
-        "verification) in the business case",
-    ),
+MUTANTS: tuple[Mutant, ...] = ROSTER.mutants_of(
+    {
+        "automates_broken_step": automates_broken_step,
+        "fix_first_in_business_case": fix_first_in_business_case,
+        "decorated_fix_first_lines": decorated_fix_first_lines,
+        "embedded_lowercase_ids": embedded_lowercase_ids,
+        "unresolvable_step_reference": unresolvable_step_reference,
+        "disguised_fix_first_beside_safe_id": disguised_fix_first_beside_safe_id,
+        "inflected_fix_first_names": inflected_fix_first_names,
+        "fix_first_savings_in_totals": fix_first_savings_in_totals,
+        "fix_first_saving_under_safe_id": fix_first_saving_under_safe_id,
+        "automates_approvals": automates_approvals,
+        "counts_controls_in_business_case": counts_controls_in_business_case,
+    }
 )
 """Unsafe agents, each declaring the gates that must catch it."""

@@ -71,6 +71,7 @@ DOMAIN: PackagedDomain[RetailEnv, RetailFixtures] = PackagedDomain(
         "Retail AP: 3-way match, exception triage, supplier chase, OTIF, deductions, approval gate"
     ),
     parts="agentic_eval.domains.retail_ops.parts:PARTS",
+    roster="agentic_eval.domains.retail_ops.roster:ROSTER",
     fixture_file=Path(__file__).with_name("fixtures.json"),
     case_file=Path(__file__).with_name("cases.json"),
     demos=("naive",),

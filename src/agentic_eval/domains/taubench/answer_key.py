@@ -22,14 +22,20 @@ TURN_BUDGET = 30
 
 
 def apply_gold(
-    pristine: Pristine, tools: Mapping[str, Callable[..., str]], task: TauTask
+    pristine: Pristine,
+    tools: Mapping[str, Callable[..., str]],
+    task: TauTask,
+    refused: list[tuple[str, str]] | None = None,
 ) -> TauDatabase:
-    """The database the task's gold actions leave (a fresh copy of ``pristine``)."""
+    """The database the task's gold actions leave (a fresh copy of ``pristine``); each action
+    its tool refuses (an ``Error:`` answer) is added to ``refused`` as (tool, answer)."""
     db = pristine.copy()
     for action in task.actions:
         if action.name == TRANSFER or action.name not in tools:
             continue
-        tools[action.name](db, **action.kwargs)
+        answer = tools[action.name](db, **action.kwargs)
+        if refused is not None and answer.startswith("Error"):
+            refused.append((action.name, answer))
     return db
 
 

@@ -73,6 +73,10 @@ def check_checkout(root: Path, env: str, split: str) -> Path:
     if split not in SPLITS[env]:
         known = ", ".join(SPLITS[env])
         raise TauBenchError(f"tau-bench {env} has no task split {split!r}; known: {known}")
+    if not root.is_dir():
+        raise TauBenchError(
+            f"{root}: {'not a directory' if root.exists() else 'no such directory'}"
+        )
     where = env_dir(root, env)
     needed = [where / "data" / f"{t}.json" for t in TABLES[env]]
     needed += [where / "wiki.md", where / f"tasks_{split}.py"]
@@ -228,3 +232,38 @@ def read_tool_infos(where: Path) -> dict[str, dict[str, Any]]:
             if isinstance(function, dict) and isinstance(function.get("name"), str):  # pyright: ignore[reportUnknownMemberType]
                 infos[function["name"]] = function  # pyright: ignore[reportUnknownArgumentType]
     return infos
+
+
+def _literal_lists(node: ast.AST) -> dict[str, list[Any]]:
+    """The names assigned a literal list anywhere under ``node`` (``name = [...]``)."""
+    found: dict[str, list[Any]] = {}
+    for sub in ast.walk(node):
+        if not (isinstance(sub, ast.Assign) and isinstance(sub.value, ast.List)):
+            continue
+        try:
+            value = ast.literal_eval(sub.value)
+        except ValueError:
+            continue
+        for target in sub.targets:
+            if isinstance(target, ast.Name):
+                found[target.id] = value
+    return found
+
+
+def read_airports(where: Path) -> dict[str, str] | None:
+    """The airline's airport list as its ``list_all_airports`` tool holds it (code to city, in
+    its order): the literal lists ``airports`` and ``cities`` its code zips, read, not run. None
+    when the checkout has no such tool module or it holds no such lists."""
+    path = where / "tools" / "list_all_airports.py"
+    if not path.is_file():
+        return None
+    try:
+        lists = _literal_lists(_parse(path))
+    except TauBenchError:
+        return None
+    codes, cities = lists.get("airports"), lists.get("cities")
+    if codes is None or cities is None:
+        return None
+    if not all(isinstance(x, str) for x in [*codes, *cities]):
+        return None
+    return {str(code): str(city) for code, city in zip(codes, cities, strict=False)}

@@ -52,10 +52,19 @@ def _tuple_text(parts: list[str]) -> str:
 
 
 class Pristine:
-    """A database as loaded, never changed, with each record's hash text computed on demand."""
+    """A database as loaded, never changed, with each record's hash text computed on demand.
 
-    def __init__(self, raw: Mapping[str, bytes]) -> None:
+    Args:
+        raw: Each table's JSON, by table name.
+        constants: What a tool reads that tau-bench keeps in its code rather than its data (the
+            airline's airport list, read from the checkout); never hashed, never changed.
+    """
+
+    def __init__(
+        self, raw: Mapping[str, bytes], constants: Mapping[str, Any] | None = None
+    ) -> None:
         self.tables: dict[str, dict[str, Any]] = {t: json.loads(b) for t, b in raw.items()}
+        self.constants: Mapping[str, Any] = dict(constants or {})
         self._text: dict[tuple[str, str], str] = {}
 
     def record_text(self, table: str, key: str) -> str:

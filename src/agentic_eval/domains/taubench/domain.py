@@ -1,4 +1,5 @@
-"""tau-bench's retail environment as a domain, read from a checkout the user points at.
+"""A tau-bench environment (retail or airline) as a domain, read from a checkout the user points
+at.
 
 The database is the fixtures (each case gets a copy-on-write copy), the policy (``wiki.md``) is
 the system prompt, our re-implemented tools are the tools, each task is a case whose simulated
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 from pathlib import Path
 from typing import Any
 
@@ -23,12 +25,14 @@ from agentic_eval.backends.scripted import ScriptedAgent
 from agentic_eval.core.case import CaseSpec
 from agentic_eval.domains.base import Domain, Mutant
 from agentic_eval.domains.taubench import checkout
+from agentic_eval.domains.taubench.airline_reads import AIRPORTS
 from agentic_eval.domains.taubench.answer_key import KIND, TURN_BUDGET, build_case
 from agentic_eval.domains.taubench.checkout import TauTask
 from agentic_eval.domains.taubench.database import Pristine, TauDatabase
 from agentic_eval.domains.taubench.judging import tau_reward_check
 from agentic_eval.domains.taubench.people import gold_agent, scripted_customer
 from agentic_eval.domains.taubench.toolset import consent_tools, implementations, registry
+from agentic_eval.domains.taubench.user_prompt import read_user_prompt
 from agentic_eval.tasks.spec import TaskKind
 
 
@@ -45,18 +49,19 @@ class NoAnswer(BaseModel):
 
 
 class TauBenchDomain(Domain[TauDatabase]):
-    """tau-bench's ``env`` environment (``retail``), its ``split`` tasks, from the checkout at
-    ``path``.
+    """tau-bench's ``env`` environment (``retail`` or ``airline``), its ``split`` tasks, from
+    the checkout at ``path``.
 
     Args:
         path: The checkout (a directory holding ``tau_bench/envs/<env>/``).
-        env: The environment; only ``retail`` is re-implemented.
-        split: The task file (``test``, ``train`` or ``dev``).
+        env: The environment: ``retail`` or ``airline``.
+        split: The task file (retail: ``test``, ``train`` or ``dev``; airline: ``test``).
         name: The domain's name (default ``tau_bench_<env>``, with ``_<split>`` unless test).
         user_backend: A model to play the user (default: the scripted customer).
         user_model: The user model's name, sent to ``user_backend``.
         user_prompt: The user model's system prompt (``{instructions}`` and ``{stop}`` are
-            filled in; default: :data:`~agentic_eval.agent.user.USER_PROMPT`).
+            filled in; default: tau-bench's own, read from the checkout's
+            ``tau_bench/envs/user.py``, else :data:`~agentic_eval.agent.user.USER_PROMPT`).
 
     Raises:
         TauBenchError: When ``path`` is not a tau-bench checkout holding what is read.
@@ -73,7 +78,7 @@ class TauBenchDomain(Domain[TauDatabase]):
         name: str | None = None,
         user_backend: ModelBackend | None = None,
         user_model: str = "",
-        user_prompt: str = USER_PROMPT,
+        user_prompt: str | None = None,
     ) -> None:
         self.root = Path(path).expanduser().absolute()
         self.where = checkout.check_checkout(self.root, env, split)
@@ -84,6 +89,8 @@ class TauBenchDomain(Domain[TauDatabase]):
         self.name = name or f"tau_bench_{env}" + ("" if split == "test" else f"_{split}")
         self.description = f"tau-bench {env}, {split} tasks, from {self.root}"
         self.system_prompt = checkout.read_policy(self.where)
+        if user_prompt is None:
+            user_prompt = read_user_prompt(self.root) or USER_PROMPT
         self.user_backend, self.user_model, self.user_prompt = user_backend, user_model, user_prompt
 
     @functools.cached_property
@@ -91,12 +98,25 @@ class TauBenchDomain(Domain[TauDatabase]):
         return checkout.read_tables(self.where, self.env)
 
     @functools.cached_property
+    def _constants(self) -> dict[str, object]:
+        """What the tools read from the checkout's tool code (the airline's airport list)."""
+        airports = checkout.read_airports(self.where) if self.env == "airline" else None
+        return {} if airports is None else {AIRPORTS: airports}
+
+    @functools.cached_property
     def pristine(self) -> Pristine:
         """The database as loaded (shared, never changed: cases get copies)."""
         try:
-            return Pristine(self._raw)
+            return Pristine(self._raw, self._constants)
         except ValueError as exc:
-            raise checkout.TauBenchError(f"{self.where / 'data'}: invalid JSON: {exc}") from None
+            where = self.where / "data"
+            for table, raw in self._raw.items():  # name the file at fault
+                try:
+                    json.loads(raw)
+                except ValueError:
+                    where = where / f"{table}.json"
+                    break
+            raise checkout.TauBenchError(f"{where}: invalid JSON: {exc}") from None
 
     @functools.cached_property
     def tasks(self) -> list[TauTask]:
@@ -118,11 +138,16 @@ class TauBenchDomain(Domain[TauDatabase]):
         return TauFixtures.model_construct(tables=self.pristine.tables)
 
     def fixtures_sha256(self) -> str:
-        """sha256 over the database files' bytes (each named), not their canonical JSON."""
+        """sha256 over the database files' bytes (each named), not their canonical JSON, and
+        over the constants read from the tools' code, when there are any."""
         digest = hashlib.sha256()
         for table, raw in self._raw.items():
             digest.update(f"{table}:{len(raw)}:".encode())
             digest.update(raw)
+        if self._constants:
+            text = json.dumps(self._constants, sort_keys=True).encode()
+            digest.update(f"constants:{len(text)}:".encode())
+            digest.update(text)
         return digest.hexdigest()
 
     def build_cases(self) -> list[CaseSpec]:

@@ -44,8 +44,14 @@ def scripted_customer(instruction: str) -> ScriptedUser:
 
 
 def _written(value: Any) -> str:
+    """A value as the confirmation line writes it: a list's items joined with commas, a
+    record's fields as ``name value`` (an airline flight: ``flight number XY001 date ...``)."""
     if isinstance(value, list):
         return ", ".join(_written(v) for v in value)  # pyright: ignore[reportUnknownVariableType]
+    if isinstance(value, dict):
+        fields: dict[Any, Any] = value  # pyright: ignore[reportUnknownVariableType]
+        named = (f"{str(k).replace('_', ' ')} {_written(v)}" for k, v in fields.items())
+        return f"({' '.join(named)})"
     return str(value)
 
 

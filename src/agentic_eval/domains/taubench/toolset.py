@@ -14,7 +14,13 @@ from typing import Any
 
 from agentic_eval.agent.tools import ToolRegistry, make_tool
 from agentic_eval.core.model import ToolSpec
-from agentic_eval.domains.taubench import common_tools, retail_reads, retail_writes
+from agentic_eval.domains.taubench import (
+    airline_reads,
+    airline_writes,
+    common_tools,
+    retail_reads,
+    retail_writes,
+)
 from agentic_eval.domains.taubench.database import TauDatabase
 
 TRANSFER = "transfer_to_human_agents"
@@ -39,14 +45,47 @@ _RETAIL_WRITES: tuple[tuple[Callable[..., str], str], ...] = (
     (retail_writes.modify_user_address, "user_id"),
     (retail_writes.return_delivered_order_items, "order_id"),
 )
+_AIRLINE_READS: tuple[Callable[..., str], ...] = (
+    common_tools.calculate,
+    airline_reads.get_reservation_details,
+    airline_reads.get_user_details,
+    airline_reads.list_all_airports,
+    airline_reads.search_direct_flight,
+    airline_reads.search_onestop_flight,
+    common_tools.think,
+)
+_AIRLINE_WRITES: tuple[tuple[Callable[..., str], str], ...] = (
+    (airline_writes.book_reservation, "user_id"),
+    (airline_writes.cancel_reservation, "reservation_id"),
+    (airline_writes.send_certificate, "user_id"),
+    (airline_writes.update_reservation_baggages, "reservation_id"),
+    (airline_writes.update_reservation_flights, "reservation_id"),
+    (airline_writes.update_reservation_passengers, "reservation_id"),
+)
+_Reads = tuple[Callable[..., str], ...]
+_Writes = tuple[tuple[Callable[..., str], str], ...]
+_TOOLS: dict[str, tuple[_Reads, _Writes]] = {
+    "retail": (_RETAIL_READS, _RETAIL_WRITES),
+    "airline": (_AIRLINE_READS, _AIRLINE_WRITES),
+}
+"""Each environment's read tools, and its write tools with the argument naming their target."""
+
+
+def _writes(env: str) -> _Writes:
+    if env not in _TOOLS:
+        raise ValueError(f"tau-bench {env}: its tools are not re-implemented")
+    return _TOOLS[env][1]
 
 
 def implementations(env: str) -> dict[str, Callable[..., str]]:
     """Each tool of ``env`` by name, with tau-bench's error semantics (what the answer key
-    applies the gold actions with, and what the agent's calls run)."""
-    if env != "retail":
-        raise ValueError(f"tau-bench {env}: its tools are not re-implemented yet")
-    fns = [*_RETAIL_READS, *(fn for fn, _ in _RETAIL_WRITES), common_tools.transfer_to_human_agents]
+    applies the gold actions with, and what the agent's calls run).
+
+    Raises:
+        ValueError: For an environment whose tools are not re-implemented.
+    """
+    writes = _writes(env)
+    fns = [*_TOOLS[env][0], *(fn for fn, _ in writes), common_tools.transfer_to_human_agents]
     return {fn.__name__: common_tools.tau_semantics(fn) for fn in fns}
 
 
@@ -64,7 +103,7 @@ def registry(env: str, infos: Mapping[str, Mapping[str, Any]]) -> ToolRegistry[T
     """The tools an agent gets in ``env``, in tau-bench's order (alphabetical, as its
     ``ALL_TOOLS``), shown with the schemas ``infos`` gives (the checkout's ``get_info``)."""
     fns = implementations(env)
-    targets = {fn.__name__: target for fn, target in _RETAIL_WRITES}
+    targets = {fn.__name__: target for fn, target in _writes(env)}
     tools: ToolRegistry[TauDatabase] = ToolRegistry()
     for name in sorted(fns):
         tool = make_tool(
@@ -80,5 +119,4 @@ def registry(env: str, infos: Mapping[str, Mapping[str, Any]]) -> ToolRegistry[T
 
 def consent_tools(env: str) -> frozenset[str]:
     """The tools of ``env`` that change the database (the user must confirm each call)."""
-    del env
-    return frozenset(fn.__name__ for fn, _ in _RETAIL_WRITES)
+    return frozenset(fn.__name__ for fn, _ in _writes(env))
