@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import shlex
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -195,3 +196,111 @@ def test_a_bad_case_budget_in_a_case_file_names_the_case_and_field(
     assert line.startswith(
         f"agentic-eval: error: pinger: case file {case_file} is invalid: case k2, max_turns: "
     )
+
+
+BROKEN_HOOK = f"""
+import sys
+sys.path.insert(0, {str(EXAMPLE.parent)!r})
+from support_chat import SupportChat
+
+
+class BrokenChat(SupportChat):
+    name = "bad_chat"
+
+    def {{hook}}(self, *args):
+        raise ValueError("the {{hook}} of this domain is broken")
+
+
+bad = BrokenChat()
+"""
+
+
+@pytest.mark.parametrize(
+    ("hook", "commands"),
+    [
+        ("agents", ["list agents", "mutants", "batch --backend scripted --agent careful"]),
+        ("mutants", ["list agents", "mutants"]),
+        ("roster", ["list agents"]),
+        ("fixtures", ["list cases", "mutants", "run --backend scripted --agent careful"]),
+        ("build_cases", ["list cases", "batch --backend scripted --agent careful"]),
+    ],
+)
+def test_a_hook_that_raises_outside_a_task_is_the_domains_error_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], hook: str, commands: list[str]
+) -> None:
+    """Not an internal error (exit 70, "please report it"): the file, line and function of the
+    domain's code that raised, exit 2, in every command that calls the hook."""
+    path = tmp_path / "bad_chat.py"
+    path.write_text(BROKEN_HOOK.replace("{hook}", hook), encoding="utf-8")
+    line = next(
+        n for n, text in enumerate(path.read_text().splitlines(), 1) if "raise ValueError" in text
+    )
+    for command in commands:
+        history = "" if command.split()[0] in ("list", "mutants") else " --no-history"
+        code, out = _cli(capsys, f"agentic-eval {command} {path}{history}")
+        assert code == 2, (command, out)
+        assert out.strip().splitlines()[-1] == (
+            f"agentic-eval: error: domain bad_chat: ValueError: the {hook} of this domain is "
+            f"broken (raised in {hook}(), {path}:{line})"
+        ), command
+
+
+def test_code_of_ours_that_raises_is_still_an_internal_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A built-in domain is ours: its fault is a bug to report (exit 70), whoever loaded."""
+    from agentic_eval.domains import get_domain
+
+    domain = get_domain("retail_ops")
+
+    def agents(self: Any) -> Any:
+        raise ValueError("a bug of ours")
+
+    monkeypatch.setattr(type(domain), "agents", agents)
+    code, out = _cli(
+        capsys, "agentic-eval run retail_ops --backend scripted --agent reference --no-history"
+    )
+    assert code == 70, out
+    assert "internal error: ValueError: a bug of ours" in out
+
+
+def test_a_plugin_packages_fault_names_its_module(tmp_path: Path) -> None:
+    """The whole top-level package of a plugin's domain is its code, not only the module that
+    defines the class."""
+    from agentic_eval.domains import register_domain
+    from agentic_eval.domains.blame import domain_fault
+
+    pkg = tmp_path / "acme_evals"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text(
+        f"import sys\nsys.path.insert(0, {str(EXAMPLE.parent)!r})\n"
+        "from support_chat import SupportChat\nfrom acme_evals.helpers import load\n\n"
+        "class Acme(SupportChat):\n    name = 'acme'\n\n"
+        "    def fixtures(self):\n        return load()\n\nDOMAIN = Acme()\n",
+        encoding="utf-8",
+    )
+    (pkg / "helpers.py").write_text(
+        "def load():\n    raise OSError('acme data missing')\n", encoding="utf-8"
+    )
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import acme_evals  # pyright: ignore[reportMissingImports]
+
+        register_domain(acme_evals.DOMAIN)  # pyright: ignore[reportUnknownMemberType]
+        try:
+            acme_evals.DOMAIN.fixtures()  # pyright: ignore[reportUnknownMemberType]
+        except OSError as exc:
+            fault = domain_fault(exc)
+        else:  # pragma: no cover
+            raise AssertionError("fixtures() did not raise")
+        helpers = pkg / "helpers.py"  # outside the working folder: said whole
+        assert fault == (f"domain acme: OSError: acme data missing (raised in load(), {helpers}:2)")
+        try:
+            raise ValueError("not the domain's")
+        except ValueError as exc:
+            assert domain_fault(exc) is None
+    finally:
+        sys.path.remove(str(tmp_path))
+        unregister_domain("acme")
+        for name in [m for m in sys.modules if m.partition(".")[0] == "acme_evals"]:
+            del sys.modules[name]

@@ -79,6 +79,12 @@ def _run_click(args: list[str]) -> int:
         if _is_input_error(exc):  # a broken case file, fixtures or domain definition
             click.echo(f"agentic-eval: error: {one_line(redact(str(exc)), 300)}", err=True)
             return 2
+        from agentic_eval.domains.blame import domain_fault
+
+        fault = domain_fault(exc)
+        if fault is not None:  # a domain's own code raised: its author's to mend, not ours
+            click.echo(f"agentic-eval: error: {one_line(redact(fault), 400)}", err=True)
+            return 2
 
         text = one_line(redact(f"{type(exc).__name__}: {exc}"), 300)
         click.echo(

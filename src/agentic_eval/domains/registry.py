@@ -115,6 +115,11 @@ def all_domains() -> dict[str, Domain[Any]]:
     return dict(sorted(_domains.items()))
 
 
+def loaded_domains() -> dict[str, Domain[Any]]:
+    """The domains registered so far, loading nothing (an error path asks what ran)."""
+    return dict(_domains)
+
+
 def get_domain(name: str) -> Domain[Any]:
     """The domain called ``name``.
 
