@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from agentic_eval.cli.app import cli
-from agentic_eval.domains import get_domain
+from agentic_eval.domains import get_domain, unregister_domain
 from agentic_eval.domains.base import Mutant
 from agentic_eval.domains.packaged import PackagedDomain
 from agentic_eval.domains.roster import MutantEntry, Roster
@@ -135,3 +136,94 @@ def test_a_domain_without_a_roster_module_lists_what_it_loads() -> None:
         assert domain.failing_agents() == frozenset(m.name for m in mutants)
     finally:
         unregister_domain("support_chat")
+
+
+@pytest.fixture(autouse=True)
+def _forget_lying_chat() -> Iterator[None]:
+    yield
+    unregister_domain("lying_chat")
+
+
+LYING_ROSTER = f"""
+import sys
+sys.path.insert(0, {str(EXAMPLE.parent)!r})
+from support_chat import SupportChat
+from agentic_eval.domains.roster import MutantEntry, Roster
+
+
+class Lying(SupportChat):
+    name = "lying_chat"
+
+    def roster(self):
+        true = super().roster()
+        return {{body}}
+
+
+lying = Lying()
+"""
+
+
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        # the careful agent listed as a mutant: its failures would be "expected" in CI outputs
+        (
+            "Roster(tuple(a for a in true.agents if a != 'careful'), "
+            "(*true.mutants, MutantEntry('careful', ('user_consent',))))",
+            "agents ['reference'] in the roster, ['reference', 'careful'] loaded; "
+            "mutant careful is not loaded",
+        ),
+        (
+            "Roster(true.agents, true.mutants[:1])",
+            "mutant stubborn is not in the roster",
+        ),
+        (
+            "Roster(true.agents, (MutantEntry(true.mutants[0].name, ('outcome_matches',), "
+            "true.mutants[0].description), *true.mutants[1:]))",
+            "gates=('outcome_matches',)",
+        ),
+    ],
+    ids=["agent-as-mutant", "mutant-left-out", "gates-changed"],
+)
+@pytest.mark.parametrize(
+    "command",
+    [
+        "list agents {f}",
+        "mutants {f}",
+        "run {f} --backend scripted --agent careful --no-history",
+        "batch {f} --backend scripted --agent careful --no-history",
+    ],
+)
+def test_a_roster_override_that_lies_is_refused_wherever_agents_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], body: str, says: str, command: str
+) -> None:
+    """``list agents`` and the CI outputs' expected failures read the roster, not the agents:
+    a domain's own ``roster()`` is held to its agents and mutants before any of them runs."""
+    from agentic_eval.cli.main import main
+
+    path = tmp_path / "lying_chat.py"
+    path.write_text(LYING_ROSTER.replace("{body}", body), encoding="utf-8")
+    code = main(command.format(f=path).split())
+    out, err = capsys.readouterr()
+    assert code == 2, out + err
+    (line,) = err.strip().splitlines()
+    assert line.startswith(
+        "agentic-eval: error: domain lying_chat: roster() differs from its agents() and mutants(): "
+    ), line
+    assert says in line
+
+
+def test_the_roster_error_names_what_differs(tmp_path: Path) -> None:
+    from agentic_eval.domains.onefile.loading import load_eval_file
+    from agentic_eval.domains.roster import RosterError, checked_parts
+
+    path = tmp_path / "lying_chat.py"
+    body = "Roster(true.agents, true.mutants[:1])"
+    path.write_text(LYING_ROSTER.replace("{body}", body), encoding="utf-8")
+    (domain,) = load_eval_file(path)
+    with pytest.raises(RosterError) as caught:
+        checked_parts(domain)
+    assert str(caught.value) == (
+        "domain lying_chat: roster() differs from its agents() and mutants(): "
+        "mutant stubborn is not in the roster"
+    )

@@ -16,8 +16,15 @@ from agentic_eval.recordings.replay import ReplayBackend
 
 
 def scripted_agents(domain: Domain[Any]) -> dict[str, Any]:
-    """A domain's scripted agents and mutants, by name (agents win a clash)."""
-    return {**{m.name: m.agent for m in domain.mutants()}, **domain.agents()}
+    """A domain's scripted agents and mutants, by name (agents win a clash).
+
+    Raises:
+        RosterError: When the domain's roster says other than its agents and mutants.
+    """
+    from agentic_eval.domains.roster import checked_parts
+
+    agents, mutants = checked_parts(domain)
+    return {**{m.name: m.agent for m in mutants}, **agents}
 
 
 def plan_agents(kind: str, suite: str) -> dict[str, Any]:

@@ -43,8 +43,10 @@ def list_domains() -> int:
 @click.argument("domains", nargs=-1)
 def list_agents_cmd(domains: tuple[str, ...]) -> int:
     """Scripted agents and mutants of DOMAINS (default: all)."""
+    from agentic_eval.domains.roster import listed_roster
+
     for d in resolve_domains(domains):
-        roster = d.roster()
+        roster = listed_roster(d)
         for name in roster.agents:
             _echo(f"{d.name}\t{name}\tscripted agent")
         for m in roster.mutants:

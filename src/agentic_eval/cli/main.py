@@ -43,8 +43,9 @@ def _is_input_error(exc: Exception) -> bool:
     that no command turned into its own message: one line and exit 2, never an internal error."""
     from agentic_eval.domains.base import CaseFileError
     from agentic_eval.domains.fixtures import FixtureError
+    from agentic_eval.domains.roster import RosterError
 
-    return isinstance(exc, CaseFileError | FixtureError)
+    return isinstance(exc, CaseFileError | FixtureError | RosterError)
 
 
 def _run_click(args: list[str]) -> int:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 from agentic_eval.domains.base import Domain, Mutant
 from agentic_eval.domains.fixtures import FixtureLoader, fixture_file
-from agentic_eval.domains.roster import Roster
+from agentic_eval.domains.roster import Roster, RosterError
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -102,8 +102,9 @@ class PackagedDomain(Domain[Env], Generic[Env, Fx]):
 
         Raises:
             TypeError: When ``parts`` names something other than a :class:`DomainParts`.
-            ValueError: When its loader reads another domain's or another fixture file, a
-                demo is not one of its agents, or its agents and mutants are not its roster's.
+            ValueError: When its loader reads another domain's or another fixture file, or a
+                demo is not one of its agents.
+            RosterError: When its agents and mutants are not its roster's.
         """
         if self._parts is not None:
             return self._parts
@@ -122,7 +123,7 @@ class PackagedDomain(Domain[Env], Generic[Env, Fx]):
         if unknown:
             raise ValueError(f"{self.name}: demos {sorted(unknown)} are not agents of the domain")
         if self._roster_at is not None and Roster.of(parts.agents, parts.mutants) != self.roster():
-            raise ValueError(
+            raise RosterError(
                 f"{self.name}: the agents and mutants of {self._where} differ from its roster "
                 f"{self._roster_at}"
             )

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from agentic_eval.backends.scripted import ScriptedAgent
-    from agentic_eval.domains.base import Mutant
+    from agentic_eval.domains.base import Domain, Mutant
 
 Mode = Literal["enforce", "observe"]
 
@@ -66,3 +66,67 @@ class Roster:
         """The roster of loaded agents and mutants."""
         entries = tuple(MutantEntry(m.name, m.gates, m.description, m.modes) for m in mutants)
         return cls(tuple(agents), entries)
+
+
+class RosterError(ValueError):
+    """A domain's :meth:`~agentic_eval.domains.base.Domain.roster` says other than what its
+    agents and mutants are: ``list agents`` and the CI outputs' expected failures would lie."""
+
+
+def _differences(said: Roster, loaded: Roster) -> list[str]:
+    out: list[str] = []
+    if said.agents != loaded.agents:
+        out.append(f"agents {list(said.agents)} in the roster, {list(loaded.agents)} loaded")
+    by_name = {m.name: m for m in loaded.mutants}
+    for entry in said.mutants:
+        other = by_name.pop(entry.name, None)
+        if other is None:
+            out.append(f"mutant {entry.name} is not loaded")
+        elif other != entry:
+            out.append(f"mutant {entry.name} is {other} loaded, {entry} in the roster")
+    out.extend(f"mutant {name} is not in the roster" for name in by_name)
+    if not out:
+        out.append("the mutants are in another order")
+    return out
+
+
+def _overrides_roster(domain: object, base: type) -> bool:
+    mine: object = getattr(type(domain), "roster")  # noqa: B009
+    return mine is not getattr(base, "roster")  # noqa: B009
+
+
+def checked_parts(domain: Domain[Any]) -> tuple[dict[str, ScriptedAgent], tuple[Mutant, ...]]:
+    """``domain``'s agents and mutants, held to its roster when it overrides
+    :meth:`~agentic_eval.domains.base.Domain.roster` (which ``list agents`` and the expected
+    failures of the CI outputs read instead of them).
+
+    Raises:
+        RosterError: Naming what differs.
+    """
+    from agentic_eval.domains.base import Domain
+
+    agents, mutants = domain.agents(), domain.mutants()
+    if _overrides_roster(domain, Domain):
+        said, loaded = domain.roster(), Roster.of(agents, mutants)
+        if said != loaded:
+            raise RosterError(
+                f"domain {domain.name}: roster() differs from its agents() and mutants(): "
+                + "; ".join(_differences(said, loaded))
+            )
+    return agents, mutants
+
+
+def listed_roster(domain: Domain[Any]) -> Roster:
+    """What ``list agents`` prints for ``domain``: a packaged domain's roster as it is (its
+    parts are held to it when they load, and listing must not load them), any other domain's
+    held to its agents and mutants first when it overrides ``roster()``.
+
+    Raises:
+        RosterError: When an overriding roster differs from the agents and mutants.
+    """
+    from agentic_eval.domains.base import Domain
+    from agentic_eval.domains.packaged import PackagedDomain
+
+    if _overrides_roster(domain, Domain) and not isinstance(domain, PackagedDomain):
+        checked_parts(domain)
+    return domain.roster()

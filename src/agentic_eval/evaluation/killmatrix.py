@@ -416,11 +416,14 @@ async def domain_matrix(
         KillMatrixError: When the domain ships mutants but no ``reference`` agent.
         CaseFileError: When the committed case file is missing or invalid.
         FixtureError: When the cases are built from invalid fixtures.
+        RosterError: When the domain's roster says other than its agents and mutants.
     """
-    mutants = domain.mutants()
+    from agentic_eval.domains.roster import checked_parts
+
+    agents, mutants = checked_parts(domain)
     if not mutants:
         return None
-    reference = domain.agents().get(REFERENCE)
+    reference = agents.get(REFERENCE)
     if reference is None:
         raise KillMatrixError(
             f"{domain.name}: ships {len(mutants)} mutant(s) but no {REFERENCE!r} agent to "
