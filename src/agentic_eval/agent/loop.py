@@ -223,16 +223,16 @@ async def run_agent(
             add(user_text(NUDGE))
             continue
         results: list[ToolResultBlock] = []
-        for use in uses:
+        for at, use in enumerate(uses):
             if use.name == SUBMIT_TOOL and output_model is not None:
                 _submit(run, use, turn, output_model)
-                return run
+                return _unrun(run, uses[at + 1 :], turn)
             try:
                 results.append(await _execute(run, use, turn, tools, env, checkpoint))
                 ender = tools.get(use.name)
                 if ender is not None and ender.ends_episode and results[-1].is_error is False:
                     run.ended = f"tool {use.name}"
-                    return _unsubmitted(run, output_model)
+                    return _unrun(_unsubmitted(run, output_model), uses[at + 1 :], turn)
             except DomainFault as fault:
                 run.tool_calls.append(
                     ToolCallRecord(
@@ -325,6 +325,15 @@ def _submit(run: AgentRun, use: ToolUseBlock, turn: int, output_model: type[Base
     else:
         status, result = "ok", "submitted"
     run.tool_calls.append(_record(turn, use, result, status))
+
+
+def _unrun(run: AgentRun, uses: Any, turn: int) -> AgentRun:
+    """``run`` with the calls of its last turn that never ran (the episode had ended)."""
+    run.unrun_calls.extend(_record(turn, u, UNRUN, "error") for u in uses)
+    return run
+
+
+UNRUN = "not run: the episode had ended"
 
 
 def _record(turn: int, use: ToolUseBlock, result: str, status: Any) -> ToolCallRecord:

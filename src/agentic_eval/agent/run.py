@@ -60,6 +60,10 @@ class AgentRun:
     """What the agent said to the user (its replies of text alone) and the user's answers."""
     user_tool_calls: list[ToolCallRecord] = field(default_factory=lambda: [])
     """Calls of the user's own tools (``turn``: the user turn that made them)."""
+    unrun_calls: list[ToolCallRecord] = field(default_factory=lambda: [])
+    """Calls the agent made in its last turn after the one that ended the episode (``submit``,
+    or a tool that ends it), which never ran (``status`` ``error``): not in the transcript's
+    trace, but attempts the checks may judge (the consent gate does)."""
     ended: str = ""
     """How the episode ended without a submitted answer: ``user`` (the user said stop), ``tool
     NAME`` (a tool that ends the episode ran), ``agent`` (a task without ``submit`` got a reply

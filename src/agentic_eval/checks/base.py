@@ -27,6 +27,9 @@ class Trace:
 
     tool_calls: tuple[ToolCallRecord, ...]
     policy_events: tuple[PolicyEvent, ...]
+    unrun_calls: tuple[ToolCallRecord, ...] = ()
+    """Calls made in the last turn after the one that ended the episode (``submit``, a tool
+    that ends it): they never ran, but the agent attempted them."""
 
 
 @dataclass(frozen=True)

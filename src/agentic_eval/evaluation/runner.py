@@ -198,7 +198,7 @@ async def run_case(spec: TaskSpec[Any], backend: ModelBackend, settings: RunSett
             if spec.user is None
             else backend.user_backend(spec.user.make_backend()),
         )
-        trace = Trace(tuple(run.tool_calls), tuple(checkpoint.events))
+        trace = Trace(tuple(run.tool_calls), tuple(checkpoint.events), tuple(run.unrun_calls))
         outcome, checks = _judge(spec, run, trace, env)
     provenance, provenance_json = _provenance(backend.info(), settings, spec.external_fixtures)
     # Built from values validated where they came from (the loop, the checks): not re-validated.
