@@ -372,7 +372,7 @@ async def execute(o: RunOptions) -> int:
                 f"{o.recordings}{where} matches; nothing was judged",
                 err=True,
             )
-            return 2  # nothing judged is no verdict (INCONCLUSIVE), as for a batch
+            return 1
         ok = all(r.reproduced for r in results) and not plan.broken
         return 0 if ok and not (strict and plan.not_recorded) else 1
     return max((EXIT_CODES[r.gate.verdict] for r in results), default=0)

@@ -49,11 +49,13 @@ from agentic_eval.core.results import CheckResult
 from agentic_eval.domains.base import CaseFileError, Domain, Mutant
 from agentic_eval.domains.fixtures import fixture_file
 from agentic_eval.domains.onefile.plain import (
+    JSON_VALUES,
     CaseRows,
     as_results,
     caller_file,
     plain_tool,
     read_jsonl,
+    row_problem,
 )
 from agentic_eval.tasks.spec import TaskKind
 
@@ -130,6 +132,10 @@ class OneFileDomain(Domain[Any]):
         self.output = output
         self.source = Path(source).resolve() if source is not None else caller_file(2)
         self._cases = cases if isinstance(cases, str | Path) else [dict(r) for r in cases]
+        for n, row in enumerate(self._cases if isinstance(self._cases, list) else [], 1):
+            problem = row_problem(row, n)
+            if problem:  # the agent sees the row as JSON, and the case file keeps it so
+                raise ValueError(f"domain {name}: {problem} ({JSON_VALUES} only)")
         self._state = state
         self._tools: ToolRegistry[Any] = ToolRegistry()
         self._checks: list[Check] = []

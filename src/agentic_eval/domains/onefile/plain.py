@@ -6,10 +6,11 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import math
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -35,6 +36,55 @@ def caller_file(depth: int) -> Path | None:
     return Path(name).resolve() if isinstance(name, str) else None
 
 
+JSON_VALUES = "text, finite numbers, true/false, null, lists and objects with text keys"
+
+
+def json_problem(value: object, where: str) -> str | None:
+    """Why ``value`` is not a JSON value a case file can hold as it is (None: it is one):
+    ``where`` names it, the path inside it is added."""
+    if value is None or isinstance(value, bool | int):
+        return None
+    if isinstance(value, float):
+        return None if math.isfinite(value) else f"{where}: {value!r} is not a JSON number"
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return f"{where}: text with a lone surrogate is not JSON text"
+        return None
+    if isinstance(value, list):
+        items = cast("list[object]", value)
+        return next(
+            (p for i, v in enumerate(items) if (p := json_problem(v, f"{where}[{i}]"))), None
+        )
+    if isinstance(value, dict):
+        for key, item in cast("dict[object, object]", value).items():
+            if not isinstance(key, str):
+                return f"{where}: the key {key!r} is not text"
+            problem = json_problem(key, f"{where}: the key") or json_problem(item, f"{where}.{key}")
+            if problem:
+                return problem
+        return None
+    return f"{where}: {type(value).__name__} is not a JSON value"
+
+
+def row_problem(row: Mapping[str, Any], n: int) -> str | None:
+    """Why case row ``n`` (1-based) cannot go into a case file as it is (None: it can)."""
+    name = row.get("id", f"case-{n}")
+    where = f"case {name}" if isinstance(name, str) else f"row {n}"
+    for key, value in row.items():
+        if not isinstance(key, str):  # pyright: ignore[reportUnnecessaryIsInstance]
+            return f"{where}: the key {key!r} is not text"
+        problem = json_problem(key, f"{where}: the key") or json_problem(value, f"{where}, {key}")
+        if problem:
+            return problem
+    return None
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
     """Case rows from a JSON-lines file (blank lines skipped).
 
@@ -55,11 +105,14 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            row = json.loads(line, parse_constant=_no_constant)
         except ValueError as exc:
             raise FixtureError(f"{path}:{n}: not JSON: {str(exc).splitlines()[0]}") from None
         if not isinstance(row, dict):
             raise FixtureError(f"{path}:{n}: a case row is a JSON object, not {type(row).__name__}")
+        problem = row_problem(cast("dict[str, Any]", row), n)
+        if problem:
+            raise FixtureError(f"{path}:{n}: {problem}")
         rows.append(row)  # pyright: ignore[reportUnknownArgumentType]
     return rows
 
