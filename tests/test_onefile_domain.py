@@ -16,7 +16,7 @@ import pytest
 
 import readme_session
 from agentic_eval.cli.main import main
-from agentic_eval.domains import unregister_domain
+from agentic_eval.domains import get_domain, unregister_domain
 
 
 @pytest.fixture(autouse=True)
@@ -165,7 +165,9 @@ def test_missing_case_file_says_how_to_write_it(
     ],
     ids=["missing", "syntax", "no-domain", "raises"],
 )
-@pytest.mark.parametrize("command", ["run {}", "list cases {}", "goldens check {}"])
+@pytest.mark.parametrize(
+    "command", ["run {}", "list cases {}", "list domains {}", "goldens check {}"]
+)
 def test_a_bad_eval_file_is_one_line_and_exit_2(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -294,6 +296,12 @@ def test_state_tools_hard_gate_and_mutant(
     assert [ln.split("\t")[:4] for ln in out.splitlines()] == [
         ["refunds_state", "case-1", "refunds_state", "hard-gate"],
         ["refunds_state", "case-2", "refunds_state", "hard-gate"],
+    ]
+    status, out, _ = _cli(capsys, f"agentic-eval list domains {path} retail_ops")
+    assert status == 0
+    assert [ln.split("\t")[:2] for ln in out.splitlines()] == [
+        ["refunds_state", "2 cases"],
+        ["retail_ops", f"{len(get_domain('retail_ops').load_cases())} cases"],
     ]
     status, out, _ = _cli(capsys, f"agentic-eval run {path} --backend scripted --json")
     assert status == 0

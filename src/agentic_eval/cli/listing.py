@@ -32,9 +32,10 @@ def list_() -> None:
 
 
 @list_.command("domains")
-def list_domains() -> int:
-    """Every domain: name, cases, description."""
-    for d in resolve_domains(()):
+@click.argument("domains", nargs=-1)
+def list_domains(domains: tuple[str, ...]) -> int:
+    """DOMAINS (default: all; a path ending in .py is an eval file): name, cases, description."""
+    for d in resolve_domains(domains):
         _echo(f"{d.name}\t{len(load_case_rows(d))} cases\t{d.description}")
     return 0
 
