@@ -184,6 +184,11 @@ def test_redact_skips_the_secret_word_patterns_only_where_none_could_match() -> 
         "Error code: 400 - {'error': {'message': 'bad request', 'type': 'invalid_request_error'}}",
         'field user_turns[3]: recorded {"after":5,"index":3,"request_key":"' + "ab12" * 16 + '"}',
         '{"response_key": "' + "0f" * 32 + '"}',
+        # a path whose file or folder is named like a secret word, then an OS error
+        "cannot create the store folder /etc/passwd: File exists",
+        "cannot write /etc/passwd/retail_ops/runs-20261205T120000Z.jsonl: Not a directory",
+        "C:\\Users\\me\\token: Access is denied",
+        "/srv/keys/key: Permission denied",
     ],
 )
 def test_redact_leaves_ordinary_text_alone(text: str) -> None:

@@ -32,9 +32,10 @@ SECRET_WORDS = (
 """Words whose value is a secret: query parameter names and ``word=value`` keys in text."""
 _SECRET_PARAM = re.compile(rf"(?i)^(?:{SECRET_WORDS})$|(?i:token|secret|passw|api[-_]?key)")
 
-_WORD = rf"(?<![A-Za-z0-9])(?<!request_)(?<!response_)(?:{SECRET_WORDS})(?:\s+provided)?"
+_WORD = rf"(?<![A-Za-z0-9/\\])(?<!request_)(?<!response_)(?:{SECRET_WORDS})(?:\s+provided)?"
 """A secret word as a word (``key provided`` is OpenAI's "Incorrect API key provided: sk-..."),
-but not a transcript's ``request_key`` or ``response_key``, which hold sha256 digests."""
+but not a transcript's ``request_key`` or ``response_key``, which hold sha256 digests, nor a
+path's file or folder (``/etc/passwd: File exists``, ``C:\\keys\\key: ...``)."""
 _SEP = r"[\"'`]?[ \t]*(?:[:=]|%3[dD]|\\{0,2}u003[dD])[ \t]*"
 """What joins a secret word to its value: ``=``, ``:``, ``%3D``, ``\u003d``, any spacing."""
 _OPEN = "\"'`<([{\u00ab\u201c\u2018"
@@ -99,7 +100,7 @@ _WORD_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
 )
 """The patterns that match only from a secret word on (each starts with ``_WORD``)."""
-_ANY_WORD = re.compile(rf"(?i)(?<![A-Za-z0-9])(?:{SECRET_WORDS})")
+_ANY_WORD = re.compile(rf"(?i)(?<![A-Za-z0-9/\\])(?:{SECRET_WORDS})")
 """Where a match of :data:`_WORD_PATTERNS` can start: text without one is left as it is by all
 three, and one search costs a third of them (``list cases`` redacts every instruction)."""
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
