@@ -107,3 +107,31 @@ def test_the_eval_file_compiles_whatever_the_checkouts_path_holds(
         assert code == 0, capsys.readouterr()
     finally:
         unregister_domain("tau_bench_retail")
+
+
+def test_a_relative_checkout_path_is_read_from_the_eval_files_folder(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As a one-file domain's ``cases=`` file is: the eval file means the same checkout from
+    whatever folder the command runs in."""
+    from agentic_eval.domains import unregister_domain
+
+    write_checkout(tmp_path / "tau")
+    evals = tmp_path / "suite" / "evals"
+    evals.mkdir(parents=True)
+    written = evals / "tau_eval.py"
+    written.write_text(
+        "from agentic_eval.domains.taubench import TauBenchDomain\n\n"
+        "retail = TauBenchDomain('../../tau', 'retail')\n",
+        encoding="utf-8",
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    try:
+        code = main(["list", "domains", str(written)])
+        out, err = capsys.readouterr()
+        assert code == 0, err
+        assert out.rstrip().endswith(f"from {(tmp_path / 'tau').resolve()}"), out
+    finally:
+        unregister_domain("tau_bench_retail")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -48,12 +49,29 @@ class NoAnswer(BaseModel):
     """A tau-bench task has no submitted answer: the final database and the replies are judged."""
 
 
+def _beside_caller(path: Path, domain: object) -> Path:
+    """``path`` made absolute from the folder of the file whose code built ``domain`` (the
+    first frame above its ``__init__`` and any subclass's), else from the working folder."""
+    if path.is_absolute():
+        return path
+    frame = sys._getframe(1)  # pyright: ignore[reportPrivateUsage]
+    while frame is not None and frame.f_code.co_name == "__init__":
+        if frame.f_locals.get("self") is not domain:
+            break
+        frame = frame.f_back
+    name = frame.f_globals.get("__file__") if frame is not None else None
+    base = Path(name).resolve().parent if isinstance(name, str) else Path.cwd()
+    return (base / path).resolve()
+
+
 class TauBenchDomain(Domain[TauDatabase]):
     """tau-bench's ``env`` environment (``retail`` or ``airline``), its ``split`` tasks, from
     the checkout at ``path``.
 
     Args:
-        path: The checkout (a directory holding ``tau_bench/envs/<env>/``).
+        path: The checkout (a directory holding ``tau_bench/envs/<env>/``); a relative path
+            is read from the folder of the file that builds the domain (an eval file's own
+            folder, as its ``cases=`` file is), not from wherever the command runs.
         env: The environment: ``retail`` or ``airline``.
         split: The task file (retail: ``test``, ``train`` or ``dev``; airline: ``test``).
         name: The domain's name (default ``tau_bench_<env>``, with ``_<split>`` unless test).
@@ -80,7 +98,7 @@ class TauBenchDomain(Domain[TauDatabase]):
         user_model: str = "",
         user_prompt: str | None = None,
     ) -> None:
-        self.root = Path(path).expanduser().absolute()
+        self.root = _beside_caller(Path(path).expanduser(), self)
         self.where = checkout.check_checkout(self.root, env, split)
         implementations(env)  # refuses an environment whose tools are not re-implemented
         if user_backend is not None and not user_model:
