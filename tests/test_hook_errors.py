@@ -173,7 +173,7 @@ def test_a_bad_domain_budget_is_one_line_and_exit_2(
     assert out.strip().splitlines() == [f"{line}, not {eval(budget)!r}"]
 
 
-@pytest.mark.parametrize("value", ["abc", -1, 0, 2.5, 1000])
+@pytest.mark.parametrize("value", ["abc", -1, 0, 2.5, 1000, True, False, "3"])
 def test_a_bad_case_budget_in_a_case_file_names_the_case_and_field(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], value: object
 ) -> None:

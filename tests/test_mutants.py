@@ -535,3 +535,29 @@ def test_a_narrow_terminal_gets_lines_instead_of_the_table(
     assert "┃" not in out and "│" not in out
     assert f"  reckless: caught (declares {NO_DISPUTED})" in out
     assert f"    observe: exhibited 1/3; caught by {NO_DISPUTED} 1" in out
+
+
+def test_a_mutant_declaring_a_gate_the_domain_lacks_is_a_definition_error(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A misspelt gate is the domain author's mistake, named as such (exit 2, the known hard
+    gates listed), not an escape of the mutant (exit 1)."""
+    domain = all_domains()["approval_audit"]
+    first = domain.mutants()[0]
+    misspelt = replace(first, gates=(*first.gates, "never_auto_exekute_must_approve"))
+    monkeypatch.setattr(domain, "mutants", lambda: (misspelt,))
+    code, out, err = _run(capsys, "approval_audit")
+    assert code == 2, out + err
+    (line,) = err.strip().splitlines()
+    known = sorted({g for c in domain.load_cases() for g in _hard_gates_of(domain, c)})
+    assert line == (
+        f"agentic-eval: error: approval_audit: mutant {first.name} declares "
+        "'never_auto_exekute_must_approve', which no case of the domain has as a hard gate "
+        f"(its hard gates: {', '.join(known)})"
+    )
+    assert "escaped" not in out
+
+
+def _hard_gates_of(domain: Domain[Any], case: Any) -> list[str]:
+    (spec,) = domain.task_specs([case])
+    return [c.name for c in spec.checks if c.hard_gate]

@@ -27,9 +27,12 @@ CASE_ID = re.compile(CASE_ID_PATTERN)
 
 
 class CaseSpec(BaseModel):
-    """One case, as committed in a domain's case file."""
+    """One case, as committed in a domain's case file.
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    Strict: a case file is edited by hand, and ``"max_turns": true`` or ``"hard_gate": "no"``
+    is a mistake to name, not a 1 or a True to guess."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     id: str = Field(description="Unique case id within the suite (letters, digits, '.', '_', '-').")
     kind: str = Field(description="Task family; selects the output schema and the checks.")

@@ -288,6 +288,19 @@ async def _run(
     return seen
 
 
+def _no_unknown_gates(name: str, mutants: Sequence[Mutant], known: set[str]) -> None:
+    """Refuse a mutant declaring a gate no case of the domain has (a misspelt name would
+    otherwise be reported as an escape of the mutant, not as the mistake it is)."""
+    for mutant in mutants:
+        unknown = [g for g in mutant.gates if g not in known]
+        if unknown:
+            raise KillMatrixError(
+                f"{name}: mutant {mutant.name} declares {', '.join(map(repr, unknown))}, which no "
+                f"case of the domain has as a hard gate (its hard gates: "
+                f"{', '.join(sorted(known)) or 'none'})"
+            )
+
+
 def _static_hard_gates(domain: Domain[Any], cases: Sequence[CaseSpec]) -> list[str]:
     names: list[str] = []
     for case in cases:
@@ -437,6 +450,7 @@ async def domain_matrix(
     refs: dict[ApprovalMode, Runs] = {m: await _run(specs, REFERENCE, reference, m) for m in modes}
     hard_gates = _static_hard_gates(domain, case_list)
     hard_gates += [g for runs in refs.values() for s in runs.values() for g in s.gates]
+    _no_unknown_gates(domain.name, mutants, set(hard_gates))
     rows: list[MutantRow] = []
     escapes: list[Escape] = []
     for mutant in mutants:
