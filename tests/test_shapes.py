@@ -115,7 +115,8 @@ def _tag(model: type[BaseModel], name: str) -> str:
 
 def _derive_model(model: type[BaseModel]) -> Obj:
     assert model.model_config.get("extra") == "forbid", model
-    assert set(model.model_config) <= {"extra", "frozen"}, (model, model.model_config)
+    # strict: the model refuses what its shape refuses already (a bool for an int, "yes")
+    assert set(model.model_config) <= {"extra", "frozen", "strict"}, (model, model.model_config)
     found = model.__pydantic_decorators__
     assert not (found.validators or found.root_validators or found.model_validators), model
     validated = {f for d in found.field_validators.values() for f in d.info.fields}
