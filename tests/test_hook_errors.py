@@ -304,3 +304,92 @@ def test_a_plugin_packages_fault_names_its_module(tmp_path: Path) -> None:
         unregister_domain("acme")
         for name in [m for m in sys.modules if m.partition(".")[0] == "acme_evals"]:
             del sys.modules[name]
+
+
+class _Nasty(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("no str for you")
+
+
+def test_an_exception_whose_str_raises_is_named_by_its_type() -> None:
+    from agentic_eval.core.text import exception_message, exception_text
+
+    assert exception_text(_Nasty()) == "_Nasty: <its str() raised RuntimeError>"
+    assert exception_message(_Nasty()) == "<its str() raised RuntimeError>"
+    assert exception_text(KeyError("a\n b")) == "KeyError: 'a\\n b'"
+    assert exception_text(ValueError()) == "ValueError"
+
+
+HOSTILE_STR = f"""
+import sys
+sys.path.insert(0, {str(EXAMPLE.parent)!r})
+import support_chat
+from support_chat import SupportChat
+
+
+class Nasty(Exception):
+    def __str__(self):
+        raise RuntimeError("no str for you")
+
+
+def _boom(*args):
+    raise Nasty()
+
+
+class BrokenChat(SupportChat):
+    name = "bad_chat"
+{{patch}}
+
+bad = BrokenChat()
+"""
+
+
+@pytest.mark.parametrize(
+    ("patch", "command", "code", "says"),
+    [
+        (
+            "    agents = _boom",
+            "list agents {f}",
+            2,
+            "agentic-eval: error: domain bad_chat: Nasty: <its str() raised RuntimeError> "
+            "(raised in _boom(), {f}:14)",
+        ),
+        (
+            "    make_env = _boom",
+            "run {f} --backend scripted --agent careful --no-history",
+            1,  # every case ends as error, named; the run itself finishes and is judged
+            "refund-yes: error - make_env raised Nasty: <its str() raised RuntimeError>",
+        ),
+        (
+            "    def tools(self):\n"
+            "        from agentic_eval import ToolRegistry\n"
+            "        registry = ToolRegistry()\n"
+            "        @registry.tool()\n"
+            "        def get_order(shop, order_id: str) -> str:\n"
+            '            """Look an order up.\n\n'
+            "            Args:\n"
+            "                order_id: The order.\n"
+            '            """\n'
+            "            raise Nasty()\n"
+            "        return registry",
+            "run {f} --backend scripted --agent careful --no-history",
+            1,
+            "status-14: error - tool get_order raised Nasty: <its str() raised RuntimeError>",
+        ),
+    ],
+    ids=["hook", "make_env", "tool"],
+)
+def test_a_domain_exception_whose_str_raises_crashes_nothing(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    patch: str,
+    command: str,
+    code: int,
+    says: str,
+) -> None:
+    path = tmp_path / "bad_chat.py"
+    path.write_text(HOSTILE_STR.replace("{patch}", patch), encoding="utf-8")
+    got, out = _cli(capsys, f"agentic-eval {command.format(f=path)}")
+    assert got == code, out
+    assert "Traceback" not in out and "internal error" not in out
+    assert says.format(f=path) in out, out

@@ -51,7 +51,7 @@ from agentic_eval.core.model import (
     encode_response,
 )
 from agentic_eval.core.results import Outcome, ToolCallRecord
-from agentic_eval.core.text import redact
+from agentic_eval.core.text import exception_text, redact
 from agentic_eval.core.transcript import USER_STOP, RequestTemplate, Turn, encode_turn
 
 Env = TypeVar("Env")
@@ -169,7 +169,7 @@ async def run_agent(
             run.outcome = Outcome(kind="error", reason=redact(str(exc)), where=f"turn {turn}")
             return run
         except Exception as exc:  # a broken backend is a harness error, never a crash
-            reason = redact(f"{type(exc).__name__}: {exc}")
+            reason = redact(exception_text(exc))
             run.outcome = Outcome(kind="error", reason=reason, where=f"turn {turn}")
             return run
         run.turns.append(

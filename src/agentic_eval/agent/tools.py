@@ -54,9 +54,10 @@ class DomainFault(Exception):
 
 
 def describe_exception(exc: BaseException) -> str:
-    """``Type: message`` on one line."""
-    text = " ".join(str(exc).split())
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    """``Type: message`` on one line (never raises, whatever the exception's ``__str__`` does)."""
+    from agentic_eval.core.text import exception_text
+
+    return exception_text(exc)
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from agentic_eval.backends.scripted import Call, ToolReply
 from agentic_eval.core.messages import Message, TextBlock, ToolUseBlock, trusted
 from agentic_eval.core.model import ModelRequest, ModelResponse
 from agentic_eval.core.results import Utterance
+from agentic_eval.core.text import exception_text
 from agentic_eval.core.transcript import USER_STOP
 
 STOP = USER_STOP
@@ -231,9 +232,7 @@ class ScriptedUserBackend(ModelBackend):
         try:
             said: Any = self.script(view)
         except Exception as exc:
-            raise BackendError(
-                f"scripted user {self.name} raised {type(exc).__name__}: {exc}"
-            ) from None
+            raise BackendError(f"scripted user {self.name} raised {exception_text(exc)}") from None
         if isinstance(said, str):
             block = TextBlock(text=said)
             return ModelResponse(content=(block,), stop_reason="end_turn", model=request.model)

@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from agentic_eval.core.case import CaseSpec
 from agentic_eval.core.results import CheckResult, PolicyEvent, ToolCallRecord, Utterance
+from agentic_eval.core.text import exception_text
 
 Env = TypeVar("Env")
 CheckReturn = CheckResult | Sequence[CheckResult]
@@ -146,7 +147,7 @@ def run_checks(
                 if not isinstance(r, CheckResult):  # pyright: ignore[reportUnnecessaryIsInstance]
                     raise TypeError(f"returned {type(r).__name__}, not CheckResult")
         except Exception as exc:  # one broken check never hides the others
-            error = f"{type(exc).__name__}: {exc}"
+            error = exception_text(exc)
             crashes.append(CheckCrash(c.name, error))
             results.append(
                 CheckResult(name=c.name, passed=False, message=f"check crashed: {error}")

@@ -75,7 +75,7 @@ def _run_click(args: list[str]) -> int:
     except Exception as exc:  # a bug of ours: one line, and the traceback on request
         if os.environ.get("AGENTIC_EVAL_DEBUG"):
             raise
-        from agentic_eval.core.text import one_line, redact
+        from agentic_eval.core.text import exception_text, one_line, redact
 
         if _is_input_error(exc):  # a broken case file, fixtures or domain definition
             click.echo(f"agentic-eval: error: {one_line(redact(str(exc)), 300)}", err=True)
@@ -87,7 +87,7 @@ def _run_click(args: list[str]) -> int:
             click.echo(f"agentic-eval: error: {one_line(redact(fault), 400)}", err=True)
             return 2
 
-        text = one_line(redact(f"{type(exc).__name__}: {exc}"), 300)
+        text = one_line(redact(exception_text(exc)), 300)
         click.echo(
             f"agentic-eval: internal error: {text} (AGENTIC_EVAL_DEBUG=1 shows the traceback; "
             "please report it)",

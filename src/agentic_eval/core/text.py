@@ -191,3 +191,19 @@ def one_line(text: str, limit: int = 500) -> str:
     characters: the form of every one-line message printed or stored."""
     flat = printable(" ".join(redact(text).split()))
     return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def exception_message(exc: BaseException) -> str:
+    """``str(exc)`` on one line; never raises (a domain's exception whose ``__str__`` raises is
+    said as such, not allowed to crash the code reporting it)."""
+    try:
+        text = str(exc)
+    except Exception as inner:  # hostile or broken __str__
+        return f"<its str() raised {type(inner).__name__}>"
+    return " ".join(text.split())
+
+
+def exception_text(exc: BaseException) -> str:
+    """``Type: message`` on one line (``Type`` alone when the message is empty); never raises."""
+    text = exception_message(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

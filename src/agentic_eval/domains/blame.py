@@ -19,6 +19,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from agentic_eval.core.text import exception_text
 from agentic_eval.domains.base import Domain
 
 _OURS = "agentic_eval"
@@ -81,8 +82,7 @@ def domain_fault(exc: BaseException) -> str | None:
                 hit = (name, frame)
         if hit is not None:
             name, frame = hit
-            text = " ".join(str(exc).split())
-            what = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+            what = exception_text(exc)
             shown = _shown(frame.filename)
             return f"domain {name}: {what} (raised in {frame.name}(), {shown}:{frame.lineno})"
         current = current.__cause__ or current.__context__
