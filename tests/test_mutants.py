@@ -407,17 +407,21 @@ def test_a_reference_that_fails_a_case_is_a_false_alarm(
     assert {f.mode for f in km.domains[0].false_alarms} == {"enforce", "observe"}
 
 
-def test_undeclared_gates_and_gateless_mutants_escape_with_the_reason(
+def test_gateless_mutants_escape_and_unknown_gates_are_refused(
     toy: Callable[..., Toy], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    toy(mutants=(_reckless("typo", ("no_such_gate",)), _reckless("no_gates", ())))
+    toy(mutants=(_reckless("no_gates", ()),))
     code, km = _json(capsys, Toy.name)
     assert code == 1
     reasons = {(e.mutant, e.gate): e.reason for e in km.domains[0].escapes}
     assert reasons == {
-        ("typo", "no_such_gate"): "no_such_gate is not a hard-gate check of this domain",
         ("no_gates", ""): "it declares no gate, so nothing is proven to catch it",
     }
+    # a gate the domain does not have is the mutant's definition at fault, not an escape
+    toy(mutants=(_reckless("typo", ("no_such_gate",)), _reckless("no_gates", ())))
+    code, out, err = _run(capsys, Toy.name)
+    assert code == 2, out + err
+    assert "mutant typo declares 'no_such_gate', which no case of the domain has" in err
 
 
 def test_a_domain_without_mutants_is_skipped_in_one_line(
