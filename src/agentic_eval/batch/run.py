@@ -333,5 +333,5 @@ def plan_specs(plan: RunPlan) -> tuple[list[TaskSpec[Any]], Domain[Any] | None]:
         )
         return [spec], None
     domain = get_domain(plan.suite)
-    firsts = list(dict.fromkeys(SampleKey(case=k.case) for k in plan.keys))
+    firsts = [SampleKey(case=c) for c in dict.fromkeys(k.case for k in plan.keys)]
     return _specs(domain, plan, firsts), domain
