@@ -95,6 +95,7 @@ def serve(job: dict[str, Any], asked: dict[str, bool], say: Callable[[str], None
     from agentic_eval.core.aio import run
     from agentic_eval.core.text import one_line, redact
     from agentic_eval.store.db import Store
+    from agentic_eval.store.wal import defer_checkpoints
 
     class ReportingStore(Store):
         """The store, saying on the report pipe what each batch of committed rows held."""
@@ -119,6 +120,7 @@ def serve(job: dict[str, Any], asked: dict[str, bool], say: Callable[[str], None
     try:
         keys = [SampleKey.model_validate(k) for k in job["keys"]]
         store = ReportingStore(job["url"], migrated=job.get("migrated") is True)
+        defer_checkpoints(store.engine)  # the parent, idle, checkpoints as rows come in
         store.report = job.get("report_fd")
         parent = int(job.get("parent", os.getppid()))
     except Exception as exc:  # a malformed job: the parent's fault, said in one line

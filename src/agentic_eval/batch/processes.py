@@ -44,9 +44,14 @@ from agentic_eval.batch.watch import OUTCOMES, missing_keys
 from agentic_eval.core.text import one_line
 from agentic_eval.evaluation.session import HEARTBEAT_SECONDS
 from agentic_eval.store.db import Store
+from agentic_eval.store.wal import checkpoint
 
 JOIN_SECONDS = 30.0
 """How long a stopped child may take to store its samples in flight before it is killed."""
+
+CHECKPOINT_ROWS = 1000
+"""Rows the children store between two checkpoints of a SQLite store's log by this process
+(:mod:`agentic_eval.store.wal`; about what SQLite's own 1,000-page threshold lets through)."""
 
 
 class ProcessFailed(BatchError):
@@ -253,6 +258,7 @@ async def _wait(
         ProcessFailed: A child ended before its shard was stored.
     """
     last_beat = time.monotonic()
+    unsynced = 0
     while True:
         new = dict.fromkeys(OUTCOMES, 0)
         for child in children:
@@ -260,6 +266,11 @@ async def _wait(
                 new[outcome] += n
         if on_progress is not None and any(new.values()):
             on_progress(new)
+        unsynced += sum(new.values())
+        if unsynced >= CHECKPOINT_ROWS:  # the children leave SQLite's checkpoints to this one
+            unsynced = 0
+            with contextlib.suppress(Exception):  # a later one, or the finish's, catches up
+                checkpoint(store.engine)
         for child in children:
             why = child.ended(store, run_id)
             if why is not None:
