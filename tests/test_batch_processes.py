@@ -353,3 +353,38 @@ def test_fork_only_while_this_process_runs_one_thread() -> None:
     probe = "from agentic_eval.batch.forked import fork_safe; print(fork_safe())"
     alone = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert alone.stdout.strip() == str(sys.platform == "linux")
+
+
+def test_rows_read_back_while_the_children_run_are_every_row_once(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The parent reads the children's rows as they store them; with the rows of an earlier,
+    resumed run (one of the same worker name, one of none) they are every row, once."""
+    from agentic_eval.batch.readback import ShardRows
+    from agentic_eval.batch.run import run_samples
+
+    plan = _plan(30)
+    run_id = open_run(store, plan)
+    run(run_samples(store, run_id, keys=list(plan.keys)[:40], worker="process-1"))
+    run(run_samples(store, run_id, keys=list(plan.keys)[40:60]))
+    monkeypatch.setattr(processes, "CATCH_UP_ROWS", 100)
+    caught: list[int] = []
+    catch_up = ShardRows.catch_up
+
+    def counting(self: ShardRows, s: Store) -> None:
+        caught.append(1)
+        catch_up(self, s)
+
+    monkeypatch.setattr(ShardRows, "catch_up", counting)
+    ran = run(run_on_processes(store, run_id, 2))
+    assert ran.complete and ran.read is not None
+    runs = ran.read.every_run(store)
+    assert ran.read.every_run(store) == runs  # read again: the same, nothing twice
+    assert len(caught) > 2  # read while they ran, then what was left
+    assert [r.result.model_dump_json() for r in runs] == _results(store, run_id)
+    assert [(r.result.case_id, r.result.sample) for r in runs] == sorted(
+        (k.case, k.epoch) for k in plan.keys
+    )
+    finished = finish_plan(store, run_id, [], read=ran.read)
+    again = finish_plan(store, run_id, []).scorecard
+    assert finished.scorecard == again

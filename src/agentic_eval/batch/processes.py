@@ -39,6 +39,7 @@ from typing import IO, Any, Protocol
 from agentic_eval.batch.child import ERROR
 from agentic_eval.batch.forked import fork_child, fork_safe
 from agentic_eval.batch.plan import SampleKey
+from agentic_eval.batch.readback import ShardRows
 from agentic_eval.batch.run import BatchError
 from agentic_eval.batch.watch import OUTCOMES, missing_keys
 from agentic_eval.core.text import one_line
@@ -49,9 +50,10 @@ from agentic_eval.store.wal import checkpoint
 JOIN_SECONDS = 30.0
 """How long a stopped child may take to store its samples in flight before it is killed."""
 
-CHECKPOINT_ROWS = 1000
-"""Rows the children store between two checkpoints of a SQLite store's log by this process
-(:mod:`agentic_eval.store.wal`; about what SQLite's own 1,000-page threshold lets through)."""
+CATCH_UP_ROWS = 1000
+"""Rows the children store between two catch-ups of this process: a checkpoint of a SQLite
+store's log (:mod:`agentic_eval.store.wal`; about what SQLite's own 1,000-page threshold lets
+through), then their new rows read back (:class:`~agentic_eval.batch.readback.ShardRows`)."""
 
 
 class ProcessFailed(BatchError):
@@ -68,6 +70,8 @@ class ProcessesRun:
     """Samples stored while this call waited."""
     processes: int
     """Child processes started (0: nothing was missing)."""
+    read: ShardRows | None = None
+    """The children's rows read back as they stored them (for finishing the run)."""
 
 
 def shards(keys: list[SampleKey], n: int) -> list[list[SampleKey]]:
@@ -229,10 +233,12 @@ async def run_on_processes(
         return ProcessesRun(True, 0, 0)
     children: list[_Child] = []
     complete = False
+    dealt = shards(keys, processes)
+    read = ShardRows(run_id, [f"{worker_prefix}-{i}" for i in range(1, len(dealt) + 1)])
     try:
-        for i, shard in enumerate(shards(keys, processes), start=1):
+        for i, shard in enumerate(dealt, start=1):
             children.append(_start(store, run_id, shard, f"{worker_prefix}-{i}", children))
-        complete = await _wait(store, run_id, children, on_progress, should_stop, poll_seconds)
+        complete = await _wait(store, children, read, on_progress, should_stop, poll_seconds)
         if complete:  # each exits once its shard is stored; one slow to exit is not a failure
             await _stop(children, terminate=False)
     finally:
@@ -240,25 +246,27 @@ async def run_on_processes(
         for child in children:
             child.close()
     stored = len(keys) if complete else len(keys) - len(missing_keys(store, run_id)[1])
-    return ProcessesRun(complete, stored, len(children))
+    return ProcessesRun(complete, stored, len(children), read)
 
 
 async def _wait(
     store: Store,
-    run_id: str,
     children: list[_Child],
+    read: ShardRows,
     on_progress: Callable[[dict[str, int]], None] | None,
     should_stop: Callable[[], bool] | None,
     poll_seconds: float,
 ) -> bool:
     """Wait until every child has ended with its shard stored (True) or ``should_stop()``
-    says so (False), passing on what they report storing.
+    says so (False), passing on what they report storing and reading their rows back into
+    ``read`` as they come (what finishing the run would otherwise read after them).
 
     Raises:
         ProcessFailed: A child ended before its shard was stored.
     """
+    run_id = read.run_id
     last_beat = time.monotonic()
-    unsynced = 0
+    unread = 0
     while True:
         new = dict.fromkeys(OUTCOMES, 0)
         for child in children:
@@ -266,11 +274,13 @@ async def _wait(
                 new[outcome] += n
         if on_progress is not None and any(new.values()):
             on_progress(new)
-        unsynced += sum(new.values())
-        if unsynced >= CHECKPOINT_ROWS:  # the children leave SQLite's checkpoints to this one
-            unsynced = 0
+        unread += sum(new.values())
+        if unread >= CATCH_UP_ROWS:
+            unread = 0
             with contextlib.suppress(Exception):  # a later one, or the finish's, catches up
-                checkpoint(store.engine)
+                checkpoint(store.engine)  # the children leave SQLite's checkpoints to this one
+            with contextlib.suppress(Exception):  # the same: the finish reads what is left
+                read.catch_up(store)
         for child in children:
             why = child.ended(store, run_id)
             if why is not None:
