@@ -43,7 +43,7 @@ from agentic_eval.batch.readback import ShardRows
 from agentic_eval.batch.run import BatchError
 from agentic_eval.batch.watch import OUTCOMES, missing_keys
 from agentic_eval.core.text import one_line
-from agentic_eval.evaluation.session import HEARTBEAT_SECONDS
+from agentic_eval.evaluation.session import HEARTBEAT_SECONDS, frozen_heap
 from agentic_eval.store.db import Store
 from agentic_eval.store.wal import checkpoint
 
@@ -228,7 +228,8 @@ async def run_on_processes(
     """
     if processes < 1:
         raise BatchError(f"processes must be at least 1, not {processes}")
-    _, keys = missing_keys(store, run_id)
+    with frozen_heap():  # the plan's keys read again: no full collection of this whole heap
+        _, keys = missing_keys(store, run_id)
     if not keys:
         return ProcessesRun(True, 0, 0)
     children: list[_Child] = []
