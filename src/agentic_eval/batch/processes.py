@@ -9,10 +9,12 @@ process's connections, event loop or signal handling is used by the child); else
 imported again). Either way the child opens the same store, rebuilds the run from its stored plan
 and runs its shard with :func:`~agentic_eval.batch.run.run_samples`, as a Celery worker does.
 Each child says on a pipe of its own what every batch of rows it committed held (by outcome):
-that is the progress this process shows, so it does not query the store while the children run
-(a count over the run's rows at every poll cost this process as much CPU as a sixth of a
-child's). When a child ends, the store says whether its whole shard is there; the counts and the
-gate are read back from the rows, so a child that died loses only what it had not stored
+that is the progress this process shows, so it does not count the run's rows at every poll
+(that cost this process as much CPU as a sixth of a child's). Every :data:`CATCH_UP_ROWS` rows
+they report, this process checkpoints a SQLite store's log (the children leave that to it) and
+reads their new rows back (what finishing the run needs). When a child ends, the store says
+whether its whole shard is there; the counts and the gate are read back from the rows, so a
+child that died loses only what it had not stored
 (``--resume`` runs that).
 
 Stopping: the children run in a process group of their own, so the terminal's Ctrl-C reaches
