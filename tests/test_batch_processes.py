@@ -14,16 +14,19 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import event, select
 
 from agentic_eval.backends.spec import BackendSpec
 from agentic_eval.batch import RunPlan, SampleKey, open_run, processes, run_agent_batch
+from agentic_eval.batch import forked as forked_module
 from agentic_eval.batch.finish import finish_plan, stored_runs
+from agentic_eval.batch.forked import COMM
 from agentic_eval.batch.processes import ProcessFailed, run_on_processes, shards
 from agentic_eval.cli.main import main
 from agentic_eval.core.aio import run
@@ -43,6 +46,14 @@ def _plan(epochs: int, agent: str = "reference") -> RunPlan:
         model=f"scripted:{agent}",
         parameters=RunParameters(),
     )
+
+
+@pytest.fixture(params=["fork", "spawn"])
+def start(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """How the children start: forked from this process (forced: pytest-xdist's worker runs a
+    thread of its own, so the executor would not fork here by itself), or fresh interpreters."""
+    monkeypatch.setattr(processes, "fork_safe", lambda: request.param == "fork")
+    return str(request.param)
 
 
 @pytest.fixture()
@@ -73,6 +84,7 @@ def test_shards_deal_every_key_once_round_robin() -> None:
 
 
 @pytest.mark.parametrize("agent", ["reference", "naive"])
+@pytest.mark.usefixtures("start")
 def test_two_processes_give_the_verdict_and_results_of_one(store: Store, agent: str) -> None:
     plan = _plan(2, agent)
     one = run(run_agent_batch(store, plan))
@@ -87,6 +99,7 @@ def test_two_processes_give_the_verdict_and_results_of_one(store: Store, agent: 
     assert {w for *_, w in rows} == {"process-1", "process-2"}
 
 
+@pytest.mark.usefixtures("start")
 def test_a_child_that_fails_is_reported_in_one_line(store: Store, tmp_path: Path) -> None:
     plan = _plan(1)
     run_id = open_run(store, plan)
@@ -113,6 +126,7 @@ def test_a_malformed_job_is_one_line_and_exit_1() -> None:
     assert proc.stderr.decode().startswith("agentic-eval: error: bad job on stdin:")
 
 
+@pytest.mark.usefixtures("start")
 def test_stopped_children_store_what_they_ran_and_resume_finishes(store: Store) -> None:
     plan = _plan(60)  # 2,040 samples: stopped long before the end
     run_id = open_run(store, plan)
@@ -136,10 +150,15 @@ def test_stopped_children_store_what_they_ran_and_resume_finishes(store: Store) 
 
 
 def _children(parent: int) -> list[int]:
+    """The batch children of ``parent``: forked (named so) or fresh interpreters."""
     out = subprocess.run(
-        ["ps", "-o", "pid=,args=", "--ppid", str(parent)], capture_output=True, text=True
+        ["ps", "-o", "pid=,comm=,args=", "--ppid", str(parent)], capture_output=True, text=True
     ).stdout
-    return [int(line.split()[0]) for line in out.splitlines() if "agentic_eval.batch.child" in line]
+    return [
+        int(line.split()[0])
+        for line in out.splitlines()
+        if line.split()[1] == COMM or "agentic_eval.batch.child" in line
+    ]
 
 
 def test_sigkill_of_a_child_then_resume_loses_and_doubles_nothing(tmp_path: Path) -> None:
@@ -208,6 +227,7 @@ def test_processes_with_celery_is_a_usage_error(capsys: pytest.CaptureFixture[st
     assert "--processes applies to --executor local" in capsys.readouterr().err
 
 
+@pytest.mark.usefixtures("start")
 def test_a_child_stopped_by_someone_else_fails_the_wait(store: Store) -> None:
     """SIGTERM from outside (not this process): the child stores what is in flight and exits 0
     without its shard; the wait must not go on for ever."""
@@ -252,3 +272,119 @@ def test_a_cancelled_stop_kills_the_children_that_ignore_it() -> None:
     assert [c.proc.poll() for c in children] == [-signal.SIGKILL, -signal.SIGKILL]
     for c in children:
         c.stderr.close()
+
+
+# -- forked children --------------------------------------------------------------------------
+
+
+def test_a_forked_child_uses_none_of_the_parents_connections(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every connection the parent's engine hands out is handed out in the parent: the children
+    open their own, and the parent's store still works after them."""
+    monkeypatch.setattr(processes, "fork_safe", lambda: True)
+    forked: list[int] = []
+    real = processes.fork_child
+
+    def counting(*args: object, **kwargs: object) -> forked_module.ForkedProcess:
+        child = real(*args, **kwargs)  # type: ignore[arg-type]
+        forked.append(child.pid)
+        return child
+
+    monkeypatch.setattr(processes, "fork_child", counting)
+    pooled: list[int] = []
+    fork = os.fork
+
+    def fork_noting_the_pool() -> int:
+        pooled.append(store.engine.pool.checkedin())  # type: ignore[attr-defined]
+        return fork()
+
+    monkeypatch.setattr(forked_module.os, "fork", fork_noting_the_pool)
+    pids = tmp_path / "pids"
+
+    def note(*_: object) -> None:
+        with pids.open("a") as f:
+            f.write(f"{os.getpid()}\n")
+
+    run_id = open_run(store, _plan(2))
+    store.gate_counts(run_id)  # the parent's pool holds a connection when the children fork
+    event.listen(store.engine, "connect", note)
+    event.listen(store.engine, "checkout", note)
+    assert run(run_on_processes(store, run_id, 2)).complete
+    assert len(forked) == 2 and pooled == [0, 0]  # no open connection crossed a fork
+    assert set(pids.read_text().split()) == {str(os.getpid())}  # the parent's own use only
+    assert len(_rows(store, run_id)) == len(_plan(2).keys)
+
+
+def test_forked_children_ignore_sigint(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The terminal's Ctrl-C is the parent's to decide on: a child given SIGINT runs on."""
+    monkeypatch.setattr(processes, "fork_safe", lambda: True)
+    plan = _plan(20)
+    run_id = open_run(store, plan)
+    sent: list[int] = []
+
+    def progress(new: dict[str, int]) -> None:
+        del new
+        if not sent:
+            sent.extend(_children(os.getpid()))
+            for pid in sent:
+                os.kill(pid, signal.SIGINT)
+
+    done = run(asyncio.wait_for(run_on_processes(store, run_id, 2, on_progress=progress), 120))
+    assert done.complete and len(sent) == 2
+    assert len(_rows(store, run_id)) == len(plan.keys)
+
+
+def test_fork_only_while_this_process_runs_one_thread() -> None:
+    started, stop = threading.Event(), threading.Event()
+
+    def wait() -> None:
+        started.set()
+        stop.wait(30)
+
+    thread = threading.Thread(target=wait)
+    thread.start()
+    try:
+        started.wait(30)
+        assert not forked_module.fork_safe()  # a lock it holds would stay held in a child
+    finally:
+        stop.set()
+        thread.join()
+    probe = "from agentic_eval.batch.forked import fork_safe; print(fork_safe())"
+    alone = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert alone.stdout.strip() == str(sys.platform == "linux")
+
+
+def test_rows_read_back_while_the_children_run_are_every_row_once(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The parent reads the children's rows as they store them; with the rows of an earlier,
+    resumed run (one of the same worker name, one of none) they are every row, once."""
+    from agentic_eval.batch.readback import ShardRows
+    from agentic_eval.batch.run import run_samples
+
+    plan = _plan(30)
+    run_id = open_run(store, plan)
+    run(run_samples(store, run_id, keys=list(plan.keys)[:40], worker="process-1"))
+    run(run_samples(store, run_id, keys=list(plan.keys)[40:60]))
+    monkeypatch.setattr(processes, "CATCH_UP_ROWS", 100)
+    caught: list[int] = []
+    catch_up = ShardRows.catch_up
+
+    def counting(self: ShardRows, s: Store) -> None:
+        caught.append(1)
+        catch_up(self, s)
+
+    monkeypatch.setattr(ShardRows, "catch_up", counting)
+    ran = run(run_on_processes(store, run_id, 2))
+    assert ran.complete and ran.read is not None
+    runs = ran.read.every_run(store)
+    assert ran.read.every_run(store) == runs  # read again: the same, nothing twice
+    assert len(caught) > 2  # read while they ran, then what was left
+    assert [r.result.model_dump_json() for r in runs] == _results(store, run_id)
+    assert [(r.result.case_id, r.result.sample) for r in runs] == sorted(
+        (k.case, k.epoch) for k in plan.keys
+    )
+    finished = finish_plan(store, run_id, [], read=ran.read)
+    again = finish_plan(store, run_id, []).scorecard
+    assert finished.scorecard == again

@@ -330,3 +330,17 @@ def test_task_specs_copied_per_sample_equal_the_ones_built_per_sample() -> None:
     counting = Counting.__new__(Counting)
     counting.__dict__.update(domain.__dict__)
     assert len(counting.task_specs(cases, None, 3)) == 15 and seen == [0, 1, 2] * 5
+
+
+def test_a_spec_for_another_sample_equals_the_replaced_one() -> None:
+    import dataclasses
+
+    from agentic_eval.domains import get_domain
+
+    domain = get_domain("retail_ops")
+    spec = domain.task_specs(domain.load_cases()[:1], None, 1)[0]
+    copy = spec.for_sample(7)
+    assert copy == dataclasses.replace(spec, sample=7) and copy.sample == 7 and spec.sample == 0
+    assert type(copy) is type(spec) and copy.make_env is spec.make_env
+    with pytest.raises(ValueError, match="sample index must be >= 0"):
+        spec.for_sample(-1)

@@ -16,6 +16,7 @@ from sqlalchemy import select
 from agentic_eval.backends.scripted import ScriptedBackend
 from agentic_eval.backends.spec import BackendSpec
 from agentic_eval.batch import RunPlan, SampleKey, run_agent_batch
+from agentic_eval.batch import processes as batch_processes
 from agentic_eval.core.aio import run
 from agentic_eval.core.settings import RunParameters
 from agentic_eval.domains import get_domain
@@ -60,11 +61,18 @@ def _raw(store: Store, run_id: str) -> list[tuple[str, str | None, int | None]]:
         return [tuple(r) for r in conn.execute(stmt)]  # type: ignore[misc]
 
 
-@pytest.mark.parametrize("processes", [1, 2])
+@pytest.mark.parametrize(("processes", "start"), [(1, ""), (2, "fork"), (2, "spawn")])
 @pytest.mark.parametrize("database", ["sqlite", "postgresql"])
 def test_stored_transcripts_read_back_whole_with_their_template_kept_once(
-    tmp_path: Path, request: pytest.FixtureRequest, database: str, processes: int
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
+    database: str,
+    processes: int,
+    start: str,
 ) -> None:
+    # forked children or fresh interpreters (xdist's worker runs a thread: it would not fork)
+    monkeypatch.setattr(batch_processes, "fork_safe", lambda: start == "fork")
     url = (
         f"sqlite:///{tmp_path / 'store.db'}"
         if database == "sqlite"

@@ -9,19 +9,15 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal, Protocol
 
-import orjson
-
 from agentic_eval.batch.plan import RunPlan
+from agentic_eval.batch.readback import ShardRows, as_utc, stored_runs
 from agentic_eval.core.canonical import canonical_json
-from agentic_eval.core.messages import trusted
-from agentic_eval.core.results import CheckResult, Outcome
-from agentic_eval.core.scorecard import CaseResult, ProducedBy
+from agentic_eval.core.scorecard import ProducedBy
 from agentic_eval.evaluation.reconcile import Reconciled
 from agentic_eval.evaluation.runner import CaseRun
 from agentic_eval.evaluation.session import Ending, SessionResult, finish_session, frozen_heap
@@ -49,66 +45,6 @@ def plan_sinks(plan: RunPlan) -> list[RunSink]:
     if spec.record and spec.recordings is not None:
         return [RecordingSink(Path(spec.recordings), plan.full)]
     return []
-
-
-def stored_runs(store: Store, run_id: str) -> list[CaseRun]:
-    """Every stored sample of the run, rebuilt from its row (read without its transcript), in
-    case then sample order. Equal checks and outcomes, which most rows repeat, are validated
-    once and shared (they are frozen)."""
-    runs: list[CaseRun] = []
-    checks_of: dict[bytes, CheckResult] = {}
-    texts: dict[str, tuple[CheckResult, ...]] = {}
-    outcomes: dict[tuple[str, str, str], Outcome] = {}
-    for r in store.sample_results(run_id):
-        checks = texts.get(r.checks_json)
-        if checks is None:
-            found_checks: list[CheckResult] = []
-            for c in json.loads(r.checks_json):
-                key = orjson.dumps(c, option=orjson.OPT_SORT_KEYS)
-                found = checks_of.get(key)
-                if found is None:
-                    found = checks_of[key] = CheckResult.model_validate(c)
-                found_checks.append(found)
-            checks = texts[r.checks_json] = tuple(found_checks)
-        said = (r.outcome, r.failure_reason, r.failure_where)
-        outcome = outcomes.get(said)
-        if outcome is None:
-            outcome = outcomes[said] = Outcome(
-                kind=r.outcome,
-                reason=r.failure_reason,
-                where=r.failure_where,
-            )
-        result = trusted(
-            CaseResult,
-            {
-                "case_id": r.case_id,
-                "sample": r.sample,
-                "outcome": outcome,
-                "checks": checks,
-                "hard_gate_failed": r.hard_gate_failed,
-                "unapproved_attempts": r.unapproved_attempts,
-                "unapproved_executions": r.unapproved_executions,
-                "turns": r.turns,
-                "tool_calls": r.tool_calls,
-                "case_verdict": r.case_verdict,
-            },
-        )
-        started = _utc(r.started_at or r.finished_at or datetime.now(UTC))
-        runs.append(
-            CaseRun(
-                transcript=None,
-                result=result,
-                started_at=started,
-                finished_at=_utc(r.finished_at or started),
-                duration_ms=r.duration_ms,
-                input_tokens=r.input_tokens,
-                output_tokens=r.output_tokens,
-                reproduced=r.reproduced,
-                attempt=r.attempt,
-            )
-        )
-    runs.sort(key=lambda c: (c.result.case_id, c.result.sample, c.attempt))
-    return runs
 
 
 def corpus_mark(plan: RunPlan) -> str | None:
@@ -142,9 +78,11 @@ def finish_plan(
     sinks: Iterable[RunSink] | None = None,
     *,
     stopped: bool = False,
+    read: ShardRows | None = None,
 ) -> SessionResult:
     """Finish the run from its rows: ``interrupted`` when ``stopped`` or when a planned sample
-    has no row, else ``finished``; ``sinks`` default to the plan's (:func:`plan_sinks`).
+    has no row, else ``finished``; ``sinks`` default to the plan's (:func:`plan_sinks`);
+    ``read``: the rows read already as the child processes stored them (the rest is read here).
 
     Raises:
         BatchError: No such run, or no plan.
@@ -155,8 +93,11 @@ def finish_plan(
     if run is None:
         raise BatchError(f"no run {run_id} in the store")
     plan = plan_of(run)
-    with frozen_heap():  # every row read back is kept: no collection rescans them as they come
-        runs = stored_runs(store, run_id)
+    if read is not None and read.run_id == run_id:
+        runs = read.every_run(store)
+    else:
+        with frozen_heap():  # every row read back is kept: no collection rescans them
+            runs = stored_runs(store, run_id)
     have = {(c.result.case_id, c.result.sample) for c in runs}
     keys = frozenset((k.case, k.epoch) for k in plan.keys)
     specs, _ = plan_specs(plan)
@@ -167,7 +108,7 @@ def finish_plan(
         mode=mode,
         settings=plan.settings(),
         runs=runs,
-        started_at=_utc(run.started_at),
+        started_at=as_utc(run.started_at),
         finished_at=datetime.now(UTC),
         keys=keys,
         full=plan.full,
@@ -191,10 +132,6 @@ def sweep_abandoned(store: Store) -> list[tuple[EvalRun, Reconciled]]:
         store.recount(dead.id)
         swept.append((dead, kept))
     return swept
-
-
-def _utc(moment: datetime) -> datetime:
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 async def run_plan(
@@ -224,9 +161,11 @@ async def run_plan(
     if run is None:
         raise BatchError(f"no run {run_id} in the store")
     sinks = plan_sinks(plan_of(run))
+    read = None
     try:
         if processes > 1:
-            await run_on_processes(store, run_id, processes, should_stop=should_stop)
+            ran = await run_on_processes(store, run_id, processes, should_stop=should_stop)
+            read = ran.read
         else:
             await run_samples(
                 store, run_id, on_case=on_case, should_stop=should_stop, worker=worker, sinks=sinks
@@ -235,7 +174,8 @@ async def run_plan(
         with contextlib.suppress(Exception):
             store.finish_run(run_id, None, datetime.now(UTC), None, "interrupted")
         raise
-    result = finish_plan(store, run_id, sinks, stopped=bool(should_stop and should_stop()))
+    stopped = bool(should_stop and should_stop())
+    result = finish_plan(store, run_id, sinks, stopped=stopped, read=read)
     for sink in after:
         sink.finished(result)
     return result

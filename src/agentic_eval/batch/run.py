@@ -42,6 +42,7 @@ from agentic_eval.store.models import EvalRun
 from agentic_eval.tasks.spec import TaskSpec
 
 if TYPE_CHECKING:  # the workflow runtime is imported when a workflow plan is summed up
+    from agentic_eval.batch.readback import ShardRows
     from agentic_eval.evaluation.driving import StepTally
 
 
@@ -263,13 +264,16 @@ def close_run(
     *,
     status: str = "finished",
     sinks: Iterable[RunSink] | None = None,
+    read: ShardRows | None = None,
 ) -> BatchSummary:
     """Finish the run: its scorecard rebuilt from the sample rows, its sinks closed (the plan's
     own unless ``sinks`` is given), its gate read from the store; ``status`` ``interrupted`` when
-    it stopped early (``--resume`` finishes it later)."""
+    it stopped early (``--resume`` finishes it later). ``read``: rows read back already (by
+    :func:`~agentic_eval.batch.processes.run_on_processes`)."""
     from agentic_eval.batch.finish import finish_plan
 
-    return _closed(store, finish_plan(store, run_id, sinks, stopped=status != "finished"))
+    stopped = status != "finished"
+    return _closed(store, finish_plan(store, run_id, sinks, stopped=stopped, read=read))
 
 
 def _closed(store: Store, session: SessionResult) -> BatchSummary:
@@ -333,5 +337,5 @@ def plan_specs(plan: RunPlan) -> tuple[list[TaskSpec[Any]], Domain[Any] | None]:
         )
         return [spec], None
     domain = get_domain(plan.suite)
-    firsts = list(dict.fromkeys(SampleKey(case=k.case) for k in plan.keys))
+    firsts = [SampleKey(case=c) for c in dict.fromkeys(k.case for k in plan.keys)]
     return _specs(domain, plan, firsts), domain

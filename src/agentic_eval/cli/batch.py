@@ -355,6 +355,7 @@ async def _drive(
     stop.install()
     progress = BatchProgress(todo)
     stalled: str | None = None
+    read = None  # the child processes' rows read back as they came
     try:
         if executor == "celery":  # samples stored by the workers, watched in the store
             resume = f"agentic-eval batch --resume {run_id} --executor celery"
@@ -370,9 +371,10 @@ async def _drive(
                 f"(if this dies: agentic-eval batch --resume {run_id})",
                 err=True,
             )
-            await run_on_processes(
+            ran = await run_on_processes(
                 store, run_id, processes, on_progress=progress.add, should_stop=stop
             )
+            read = ran.read
         else:
             await run_samples(
                 store, run_id, on_case=progress.advance, should_stop=stop, sinks=sinks
@@ -390,7 +392,7 @@ async def _drive(
         progress.close()
         stop.remove()
     status = "interrupted" if stop() or stalled else "finished"
-    s = close_run(store, run_id, status=status, sinks=sinks)
+    s = close_run(store, run_id, status=status, sinks=sinks, read=read)
     if history and not s.missing:  # an unfinished batch is filed when --resume finishes it
         _history(store, s)
     store.close()

@@ -320,7 +320,7 @@ class Domain(ABC, Generic[Env]):
             first: TaskSpec[Any] | None = None
             for sample in range(samples):
                 if first is not None:
-                    specs.append(dataclasses.replace(first, sample=sample))
+                    specs.append(first.for_sample(sample))
                     continue
                 try:
                     spec = self.task_spec(case, limits, sample, _mark=mark or "")

@@ -413,18 +413,23 @@ class Store(HistoryRows):
             put_back_templates(session.connection(), rows)
             return rows
 
-    def sample_results(self, run_id: str) -> list[Row[Any]]:
+    def sample_results(
+        self, run_id: str, *, worker: str | None = None, after: int = 0, besides: Sequence[str] = ()
+    ) -> list[Row[Any]]:
         """A run's sample rows without their transcripts (every other :class:`EvalSample`
         column, by name; ``checks`` as its JSON text, ``checks_json``, which most rows repeat),
-        by case id, then sample, then attempt: what finishing a run reads."""
+        by case id, then sample, then attempt: what finishing a run reads. ``worker``: only its
+        rows whose id is above ``after``; ``besides``: only rows of no worker or of another."""
         cols: list[Any] = [c for c in EvalSample.__table__.columns if c.name != "transcript"]
         cols = [cast_(c, Text).label("checks_json") if c.name == "checks" else c for c in cols]
+        stmt = select(*cols).where(EvalSample.run_id == run_id)
+        if worker is not None:
+            stmt = stmt.where(EvalSample.worker_id == worker, EvalSample.id > after)
+        if besides:
+            w = EvalSample.worker_id
+            stmt = stmt.where(w.is_(None) | w.not_in(list(besides)))
+        stmt = stmt.order_by(EvalSample.case_id, EvalSample.sample, EvalSample.attempt)
         with self._begin("read the sample rows") as conn:
-            stmt = (
-                select(*cols)
-                .where(EvalSample.run_id == run_id)
-                .order_by(EvalSample.case_id, EvalSample.sample, EvalSample.attempt)
-            )
             return cast("list[Row[Any]]", conn.execute(stmt).all())
 
     def hard_gates_failed(self, run_id: str) -> dict[str, int]:
