@@ -15,16 +15,33 @@ default keeps 100)."""
 
 
 def sdk_http_client(sdk: Any, timeout: float) -> Any:
-    """The SDK's own default async HTTP client (its socket options, redirects), keeping
+    """The SDK's own default async HTTP client (its redirects, headers, timeouts), keeping
     :data:`KEEPALIVE_CONNECTIONS` connections alive. Built from the SDK's public names
-    (``DEFAULT_CONNECTION_LIMITS``, ``DefaultAsyncHttpxClient``), whichever HTTP library it uses."""
+    (``DEFAULT_CONNECTION_LIMITS``, ``DefaultAsyncHttpxClient``). When that client is httpx2's,
+    plain ``http://`` requests go through :class:`~agentic_eval.backends.transport.LeanTransport`
+    (a fraction of httpcore's CPU per request) and every other one through the transport the
+    client would have made itself."""
     defaults = sdk.DEFAULT_CONNECTION_LIMITS
     limits = type(defaults)(
         max_connections=max(defaults.max_connections or 0, KEEPALIVE_CONNECTIONS),
         max_keepalive_connections=KEEPALIVE_CONNECTIONS,
         keepalive_expiry=defaults.keepalive_expiry,
     )
-    return sdk.DefaultAsyncHttpxClient(timeout=timeout, limits=limits)
+    client_class = sdk.DefaultAsyncHttpxClient
+    try:
+        import httpx2
+    except ImportError:  # an SDK on another HTTP library: its own transport
+        return client_class(timeout=timeout, limits=limits)
+    if not issubclass(client_class, httpx2.AsyncClient):
+        return client_class(timeout=timeout, limits=limits)
+    from agentic_eval.backends.transport import LeanTransport
+
+    transport = LeanTransport(
+        httpx2.AsyncHTTPTransport(limits=limits),
+        max_keepalive=KEEPALIVE_CONNECTIONS,
+        keepalive_expiry=defaults.keepalive_expiry,
+    )
+    return client_class(timeout=timeout, limits=limits, transport=transport)
 
 
 compact_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
