@@ -37,7 +37,7 @@ def sdk_http_client(sdk: Any, timeout: float) -> Any:
     from agentic_eval.backends.transport import LeanTransport
 
     transport = LeanTransport(
-        httpx2.AsyncHTTPTransport(limits=limits),
+        lambda: httpx2.AsyncHTTPTransport(limits=limits),
         max_keepalive=KEEPALIVE_CONNECTIONS,
         keepalive_expiry=defaults.keepalive_expiry,
     )

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from typing import Any
 
 import httpx2
@@ -36,17 +37,21 @@ class LeanTransport(httpx2.AsyncBaseTransport):
 
     def __init__(
         self,
-        fallback: httpx2.AsyncBaseTransport,
+        fallback: Callable[[], httpx2.AsyncBaseTransport],
         *,
         max_keepalive: int,
         keepalive_expiry: float | None,
     ) -> None:
         """Args:
-        fallback: Serves the requests this transport does not (``https``...).
+        fallback: Makes the transport that serves the requests this one does not
+            (``https``...), when the first of them comes: making httpcore's transport loads the
+            CA certificates (about 30 ms of CPU), which a run against a plain-http endpoint
+            never needs.
         max_keepalive: Idle connections kept per host and port, at most.
         keepalive_expiry: Seconds an idle connection is kept (None: no limit).
         """
-        self._fallback = fallback
+        self._make_fallback = fallback
+        self._fallback: httpx2.AsyncBaseTransport | None = None
         self._max_keepalive = max_keepalive
         self._expiry = keepalive_expiry
         self._idle: dict[tuple[str, int], list[_Connection]] = {}
@@ -56,6 +61,8 @@ class LeanTransport(httpx2.AsyncBaseTransport):
         """Send ``request`` and read its whole response."""
         url = request.url
         if url.scheme != "http" or self._closed:
+            if self._fallback is None:
+                self._fallback = self._make_fallback()
             return await self._fallback.handle_async_request(request)
         timeouts: dict[str, float | None] = request.extensions.get("timeout", {})
         key = (url.host, url.port or 80)
@@ -130,7 +137,8 @@ class LeanTransport(httpx2.AsyncBaseTransport):
             for conn in idle:
                 conn.close()
         self._idle.clear()
-        await self._fallback.aclose()
+        if self._fallback is not None:
+            await self._fallback.aclose()
 
 
 class _Connection(asyncio.Protocol):
