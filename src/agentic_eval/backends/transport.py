@@ -225,8 +225,8 @@ class _Connection(asyncio.Protocol):
             if self._timer is not None:
                 self._timer.cancel()
                 self._timer = None
-        if self._error is not None:
-            error, self._error = self._error, None
+        error = self._take_error()
+        if error is not None:
             stuck = isinstance(error, httpx2.TimeoutException) and write_timeout is not None
             if stuck and transport.get_write_buffer_size():  # the request never left
                 raise httpx2.WriteTimeout("timed out writing the request") from error
@@ -235,6 +235,10 @@ class _Connection(asyncio.Protocol):
         assert response is not None
         self._response = None
         return response
+
+    def _take_error(self) -> Exception | None:
+        error, self._error = self._error, None
+        return error
 
     def _check_timeout(self, timeout: float) -> None:
         """Time out when nothing arrived for ``timeout`` seconds (httpx's read timeout is per

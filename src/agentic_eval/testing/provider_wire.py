@@ -14,7 +14,7 @@ so tests can exercise arguments that are not valid JSON.
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from agentic_eval.backends.openai_backend import RAW_ARGUMENTS_KEY
 from agentic_eval.core.messages import (
@@ -169,8 +169,9 @@ class BodyReader:
                 except ValueError:
                     head = None  # the tail is not the body's last field here
                 if isinstance(head, dict) and "tools" not in head:
-                    head["tools"] = known[0]
-                    return head, parse_request(wire, head, known[1])  # pyright: ignore[reportUnknownArgumentType]
+                    body = cast("dict[str, Any]", head)
+                    body["tools"] = known[0]
+                    return body, parse_request(wire, body, known[1])
             else:
                 parsed = self._split(wire, raw, cut)
                 if parsed is not None:
@@ -188,12 +189,13 @@ class BodyReader:
             return None
         if not isinstance(head, dict) or "tools" in head or not isinstance(listed, list):
             return None
-        tools = parse_tools(wire, listed)
+        body, items = cast("dict[str, Any]", head), cast("list[Any]", listed)
+        tools = parse_tools(wire, items)
         if len(self._tools) >= _TOOLS_KEPT:
             self._tools.clear()
-        self._tools[raw[cut:]] = (listed, tools)  # pyright: ignore[reportUnknownArgumentType]
-        head["tools"] = listed
-        return head, parse_request(wire, head, tools)  # pyright: ignore[reportUnknownArgumentType]
+        self._tools[raw[cut:]] = (items, tools)
+        body["tools"] = items
+        return body, parse_request(wire, body, tools)
 
 
 # -- wire parsing helpers ----------------------------------------------------------------------
