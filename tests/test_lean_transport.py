@@ -212,3 +212,23 @@ async def test_https_goes_to_the_fallback() -> None:
         response = await http.get("https://example.invalid/x")
     assert response.status_code == 204
     assert seen == ["https://example.invalid/x"]
+
+
+def test_backends_take_the_lean_transport_unless_a_proxy_is_set(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import openai
+
+    from agentic_eval.backends.http import sdk_http_client
+
+    url = httpx2.URL("http://example.invalid/v1/chat/completions")
+    names = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY")
+    for name in (*names, *(n.lower() for n in names)):
+        monkeypatch.delenv(name, raising=False)
+    plain = sdk_http_client(openai, 5.0)
+    assert isinstance(plain._transport_for_url(url), LeanTransport)  # pyright: ignore[reportPrivateUsage]
+    for name in names:  # any proxy: httpx ignores them all for a client given a transport
+        with monkeypatch.context() as env:
+            env.setenv(name, "http://127.0.0.1:9")
+            proxied = sdk_http_client(openai, 5.0)
+            assert not isinstance(proxied.__dict__.get("_transport"), LeanTransport), name

@@ -33,7 +33,7 @@ def sdk_http_client(sdk: Any, timeout: float) -> Any:
         import httpx2
     except ImportError:  # an SDK on another HTTP library: its own transport
         return client_class(timeout=timeout, limits=limits)
-    if not issubclass(client_class, httpx2.AsyncClient):
+    if not issubclass(client_class, httpx2.AsyncClient) or _proxied():
         return client_class(timeout=timeout, limits=limits)
     from agentic_eval.backends.transport import LeanTransport
 
@@ -43,6 +43,16 @@ def sdk_http_client(sdk: Any, timeout: float) -> Any:
         keepalive_expiry=defaults.keepalive_expiry,
     )
     return client_class(timeout=timeout, limits=limits, transport=transport)
+
+
+def _proxied() -> bool:
+    """Whether the environment names a proxy (``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY``):
+    an httpx client given its own transport ignores them all, so such a client keeps the SDK's
+    default one, which honours them."""
+    import urllib.request
+
+    proxies = urllib.request.getproxies()
+    return any(scheme in proxies for scheme in ("http", "https", "all"))
 
 
 compact_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode

@@ -8,7 +8,9 @@ one call, the response read into one buffer and framed by ``Content-Length`` or 
 kept-alive connections pooled per host and port.
 
 What it does not do is handed to the fallback transport (the SDK's usual one): ``https`` and any
-other scheme (TLS, proxies and HTTP/2 stay with httpcore). Responses are read whole before they
+other scheme (TLS and HTTP/2 stay with httpcore). When the environment names a proxy,
+:func:`~agentic_eval.backends.http.sdk_http_client` does not use this transport at all (httpx
+ignores proxies for a client given its own transport). Responses are read whole before they
 are returned, so this transport suits request/response calls, not streams (the backends never
 stream). Errors are the httpx exceptions the SDKs map: :class:`httpx2.ConnectError`,
 :class:`~httpx2.ConnectTimeout`, :class:`~httpx2.ReadTimeout`, :class:`~httpx2.WriteTimeout`,
