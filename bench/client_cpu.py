@@ -19,10 +19,14 @@ round to round, so that a busy neighbour on the machine weighs on all of them al
 figure is the median of its rounds, and the ratio is the median over the rounds of ``create``
 over ``post`` of the same provider in the same round. Both paths must give equal responses to
 every request, which is checked before the rounds.
-A third row, ``http alone``, posts the same bytes with the SDK's HTTP client and nothing else:
-the floor under any path through an SDK. ``--profile`` then runs cProfile (timing CPU, so its own
-overhead weighs on code that makes many small calls) once over each path and prints where the
-time goes, by package and by function.
+A third path of each provider, ``post httpcore``, is ``post`` with the SDK's own default HTTP
+client (httpx2 over httpcore2, h11 and anyio) in place of the backend's, whose plain-``http://``
+requests go through :class:`~agentic_eval.backends.transport.LeanTransport`: the HTTP stack's
+share, before and after, in the same run. A last row, ``http alone``, posts the same bytes with
+the SDK's default HTTP client and nothing else: the floor under any path through the SDK's
+default stack (not under ``post``, which no longer uses that stack). ``--profile`` then runs
+cProfile (timing CPU, so its own overhead weighs on code that makes many small calls) once over
+each path and prints where the time goes, by package and by function.
 
 Run: ``python bench/client_cpu.py`` (about a minute on 2 cores), ``--profile`` for the profiles.
 """
@@ -126,6 +130,19 @@ def make_backend(cls: type[ModelBackend], provider: str, root: str) -> ModelBack
     return make("fake", api_key=KEY, base_url=url, timeout=60.0)
 
 
+def with_default_http(backend: ModelBackend, provider: str) -> ModelBackend:
+    """``backend`` with its SDK client's HTTP client swapped for the SDK's default one (httpcore
+    underneath), as the backends had it before the lean transport."""
+    import anthropic
+    import openai
+
+    sdk: Any = openai if provider == "openai" else anthropic
+    client: Any = backend._client  # pyright: ignore[reportAttributeAccessIssue]
+    http = sdk.DefaultAsyncHttpxClient(timeout=60.0, limits=sdk.DEFAULT_CONNECTION_LIMITS)
+    backend._client = client.with_options(http_client=http)  # pyright: ignore[reportAttributeAccessIssue]
+    return backend
+
+
 class HttpFloor:
     """The floor: the openai path's body bytes posted with the SDK's HTTP client alone (no SDK
     request machinery, no conversion), its JSON reply parsed. What no SDK path can go below."""
@@ -208,6 +225,9 @@ async def run(args: argparse.Namespace) -> int:
                 baseline_class(provider, revision), provider, root
             )
             paths[f"{provider} post"] = make_backend(current, provider, root)
+            paths[f"{provider} post httpcore"] = with_default_http(
+                make_backend(current, provider, root), provider
+            )
         paths["http alone"] = HttpFloor(root)
         for backend in paths.values():  # imports, connections, the SDKs' platform probe
             await send(backend, requests, 20)
@@ -227,26 +247,27 @@ async def run(args: argparse.Namespace) -> int:
             f"process; baseline {git('rev-parse', '--short', revision).strip()}; python "
             f"{sys.version.split()[0]}"
         )
-        print(f"{'path':>16} {'median ms':>10} {'min ms':>8} {'max ms':>8} {'ratio':>7}")
+        print(f"{'path':>22} {'median ms':>10} {'min ms':>8} {'max ms':>8} {'ratio':>7}")
         for provider in MODULES:
-            rounds = zip(figures[f"{provider} create"], figures[f"{provider} post"], strict=True)
-            ratios = [create / post for create, post in rounds]
-            for path in ("create", "post"):
+            post = figures[f"{provider} post"]
+            for path in ("create", "post httpcore", "post"):
                 name = f"{provider} {path}"
-                median = statistics.median(figures[name])
-                ratio = f"{statistics.median(ratios):>7.2f}" if path == "post" else f"{'':>7}"
+                ratios = [a / b for a, b in zip(figures[name], post, strict=True)]
+                ratio = f"{statistics.median(ratios):>7.2f}"
                 print(
-                    f"{name:>16} {median * 1000:>10.3f} {min(figures[name]) * 1000:>8.3f} "
-                    f"{max(figures[name]) * 1000:>8.3f} {ratio}"
+                    f"{name:>22} {statistics.median(figures[name]) * 1000:>10.3f} "
+                    f"{min(figures[name]) * 1000:>8.3f} {max(figures[name]) * 1000:>8.3f} {ratio}"
                 )
         floor = figures["http alone"]
         print(
-            f"{'http alone':>16} {statistics.median(floor) * 1000:>10.3f} "
+            f"{'http alone (httpcore)':>22} {statistics.median(floor) * 1000:>10.3f} "
             f"{min(floor) * 1000:>8.3f} {max(floor) * 1000:>8.3f}"
         )
-        print("ratio: create's CPU per request over post's in the same round, same provider (the")
-        print("median over the rounds: a busy neighbour weighs on both sides of a round alike).")
-        print("http alone: the openai body posted with the SDK's HTTP client, no SDK (the floor).")
+        print("ratio: the path's CPU per request over post's in the same round, same provider")
+        print("(the median over the rounds: a busy neighbour weighs on both sides alike).")
+        print("post httpcore: post through the SDK's default HTTP client (httpcore), not the")
+        print("lean transport. http alone: the openai body posted with the SDK's default HTTP")
+        print("client, no SDK.")
         if args.profile:
             for name, backend in paths.items():
                 await profile(name, backend, requests, args.requests)

@@ -42,9 +42,11 @@ from agentic_eval.backends.base import (
 from agentic_eval.backends.errors import classify_sdk_error, read_reply, unreadable_response
 from agentic_eval.backends.http import (
     KEEPALIVE_CONNECTIONS,
+    EncodedMessages,
     EncodedTools,
     compact_json,
     sdk_http_client,
+    splice_messages,
 )
 from agentic_eval.core.messages import ContentBlock, Message, TextBlock, ToolUseBlock
 from agentic_eval.core.model import ModelRequest, ModelResponse, StopReason, ToolSpec, Usage
@@ -120,6 +122,7 @@ class AnthropicBackend(ModelBackend):
             http_client=sdk_http_client(anthropic, timeout),
         )
         self._tools_json = EncodedTools(_tool_param)
+        self._messages_json = EncodedMessages(lambda m: [_message_param(m)])
 
     def info(self) -> BackendInfo:
         """The backend, model and agent label, for provenance."""
@@ -176,15 +179,18 @@ class AnthropicBackend(ModelBackend):
         Returns:
             UTF-8 JSON.
         """
-        head = _encode(self._fields(request, tools=False))
+        fields = self._fields(request, tools=False, messages=False)
+        head = splice_messages(_encode(fields), self._messages_json(request.messages))
         if not request.tools:
             return head.encode()
         return (head[:-1] + ',"tools":').encode() + self._tools_json(request.tools) + b"}"
 
-    def _fields(self, request: ModelRequest, *, tools: bool) -> dict[str, Any]:
+    def _fields(
+        self, request: ModelRequest, *, tools: bool, messages: bool = True
+    ) -> dict[str, Any]:
         fields: dict[str, Any] = {
             "max_tokens": request.max_tokens,
-            "messages": [_message_param(m) for m in request.messages],
+            "messages": [_message_param(m) for m in request.messages] if messages else [],
             "model": request.model,
         }
         if request.system:

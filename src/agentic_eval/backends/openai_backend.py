@@ -43,9 +43,11 @@ from agentic_eval.backends.base import (
 from agentic_eval.backends.errors import classify_sdk_error, read_reply, unreadable_response
 from agentic_eval.backends.http import (
     KEEPALIVE_CONNECTIONS,
+    EncodedMessages,
     EncodedTools,
     compact_json,
     sdk_http_client,
+    splice_messages,
 )
 from agentic_eval.core.messages import ContentBlock, Message, TextBlock, ToolUseBlock
 from agentic_eval.core.model import ModelRequest, ModelResponse, StopReason, ToolSpec, Usage
@@ -155,6 +157,7 @@ class OpenAIBackend(ModelBackend):
             http_client=sdk_http_client(openai, timeout),
         )
         self._tools_json = EncodedTools(_tool_param)
+        self._messages_json = EncodedMessages(_message_params)
 
     def info(self) -> BackendInfo:
         """The backend, model and agent label, for provenance."""
@@ -210,10 +213,11 @@ class OpenAIBackend(ModelBackend):
         Returns:
             UTF-8 JSON.
         """
-        fields: dict[str, Any] = {"model": request.model, "messages": to_chat_messages(request)}
+        fields: dict[str, Any] = {"model": request.model, "messages": []}
         fields[self._max_tokens_param] = request.max_tokens
         fields["temperature"] = request.temperature
-        head = _encode(fields)
+        system = [{"role": "system", "content": request.system}] if request.system else []
+        head = splice_messages(_encode(fields), self._messages_json(request.messages, system))
         if not request.tools:
             return head.encode()
         return (head[:-1] + ',"tools":').encode() + self._tools_json(request.tools) + b"}"
@@ -278,6 +282,12 @@ def to_chat_messages(request: ModelRequest) -> list[ChatCompletionMessageParam]:
         else:
             out.append(_assistant_message(message))
     return out
+
+
+def _message_params(message: Message) -> list[Any]:
+    if message.role == "user":
+        return list(_user_messages(message))
+    return [_assistant_message(message)]
 
 
 def _text_content(texts: list[str]) -> str | list[ChatCompletionContentPartTextParam]:

@@ -153,7 +153,7 @@ def fake_provider(
     with no key and no network, after --latency-ms per answer, with random
     provider errors at the --fail-rate shares (the transient gate's inputs).
     It holds the load of `run --concurrency 64`: keep-alive connections, a
-    listen backlog of 1024, a thread per connection.
+    listen backlog of 1024, every connection on one asyncio event loop.
       agentic-eval fake-provider --latency-ms 100 --port 8765 --fail-rate 529=0.3
       agentic-eval run retail_ops --provider openai \\
           --base-url http://127.0.0.1:8765/v1 --model fake --concurrency 64

@@ -375,6 +375,9 @@ async def run_tasks(
     async def one(spec: TaskSpec[Any]) -> None:
         await asyncio.sleep(0)  # let signals in before the semaphore is taken
         async with semaphore:
+            # The slot may come from a sample that just failed the group (a refused key): its
+            # cancellation is queued behind this wake-up, so let it in before sending anything.
+            await asyncio.sleep(0)
             if should_stop is not None and should_stop():
                 return
             result = await run_case(spec, backend, settings)

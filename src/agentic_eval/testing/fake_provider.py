@@ -15,10 +15,13 @@ It can also inject faults (HTTP errors, slow answers) to test retries and error 
         ...  # first call sees a 429, the retry gets ``reply``
         assert len(fake.requests) == 2
 
-It holds the load of a load test: HTTP/1.1 keep-alive (every response has its
-``Content-Length``, so clients reuse their connections), a listen backlog of 1024, one daemon
-thread per connection, no Nagle delay. For load tests it can also answer every request after a
-latency and fail a share of them at random, reproducibly with a seed::
+It holds the load of a load test at little CPU per request: HTTP/1.1 keep-alive (every response
+has its ``Content-Length``, so clients reuse their connections), a listen backlog of 1024, every
+connection served by one asyncio event loop in one thread (:mod:`agentic_eval.testing.fake_http`),
+the latency a timer on that loop rather than a sleeping thread, and a request's ``tools`` parsed
+once per distinct list (:class:`~agentic_eval.testing.provider_wire.BodyReader`). For load tests
+it can also answer every request after a latency and fail a share of them at random,
+reproducibly with a seed::
 
     FakeProvider(responder, latency_ms=(50, 100), fail_rates={529: 0.3}, seed=7)
 
@@ -30,34 +33,35 @@ was present (:attr:`FakeProvider.saw_auth_header`).
 
 from __future__ import annotations
 
+import asyncio
 import json
-import select
 import socket
 import threading
 from collections import Counter, deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
-from typing import Any, Literal, Self, cast
+from typing import Any, Literal, Self
 
 from agentic_eval.core.model import ModelRequest, ModelResponse
+from agentic_eval.testing.fake_http import HttpConnection, HttpRequest
 from agentic_eval.testing.load_shape import Draw, Latency, LoadShape
 from agentic_eval.testing.provider_wire import (
     ANTHROPIC_PATH,
     OPENAI_PATH,
+    BodyReader,
     WireError,
     WireFormat,
     error_body,
-    parse_request,
     response_body,
 )
 
 __all__ = ["FakeProvider", "Fault", "Responder", "WireFormat", "scripted_responder"]
 
 Responder = Callable[[ModelRequest], ModelResponse]
-"""Answers one parsed request. Called from a server thread, possibly from many at once."""
+"""Answers one parsed request. Called on the server's one thread, one request at a time: a
+responder that blocks holds up every other connection's answer meanwhile."""
 
 LISTEN_BACKLOG = 1024
 """Connections the kernel queues before the server accepts them (the standard library's 5
@@ -144,7 +148,8 @@ class FakeProvider:
         requests: Every parsed request received, in order (including those that got a fault).
         paths: The path of every request received, in order.
         bodies: The JSON body of every parsed request, in order (to check what reached the
-            wire, e.g. which optional fields were sent). Headers are never kept.
+            wire, e.g. which optional fields were sent; bodies offering the same ``tools`` bytes
+            share one decoded list: do not change them). Headers are never kept.
         responder_errors: Exceptions the responder raised (each was answered with HTTP 500).
     """
 
@@ -191,9 +196,13 @@ class FakeProvider:
         self._faults: deque[Fault] = deque()
         self._saw_auth_header = False
         self._status_counts: Counter[int] = Counter()
-        self._connections: set[socket.socket] = set()
-        self._server: ThreadingHTTPServer | None = None
+        self._connections: set[HttpConnection] = set()
+        self._reader = BodyReader()  # used on the server's thread only
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._server: asyncio.Server | None = None
+        self._address: tuple[str, int] | None = None
         self._thread: threading.Thread | None = None
+        self._answering = False  # the responder is running on the server's thread
         self.requests: list[ModelRequest] = []
         self.paths: list[str] = []
         self.bodies: list[dict[str, Any]] = []
@@ -202,40 +211,87 @@ class FakeProvider:
     # -- lifecycle ---------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Start listening (``__enter__`` calls this)."""
-        if self._server is not None:
+        """Start listening (``__enter__`` calls this).
+
+        Raises:
+            OSError: The address cannot be listened on.
+        """
+        if self._thread is not None:
             raise RuntimeError("FakeProvider is already running")
         self._stopping.clear()
-        server = _Server((self._host, self._port), _Handler, self)
-        self._server = server
-        self._thread = threading.Thread(
-            target=server.serve_forever,
-            kwargs={"poll_interval": 0.05},
-            name="FakeProvider",
-            daemon=True,
-        )
-        self._thread.start()
+        loop = asyncio.new_event_loop()
+        ready = threading.Event()
+        failed: list[BaseException] = []
+
+        def serve() -> None:
+            asyncio.set_event_loop(loop)
+            try:
+                server = loop.run_until_complete(
+                    loop.create_server(
+                        self._connection,
+                        self._host,
+                        self._port,
+                        backlog=LISTEN_BACKLOG,
+                        reuse_address=True,
+                    )
+                )
+            except BaseException as exc:
+                failed.append(exc)
+                ready.set()
+                loop.close()
+                return
+            host, port = server.sockets[0].getsockname()[:2]
+            self._server, self._address = server, (str(host), int(port))
+            ready.set()
+            try:
+                loop.run_forever()
+                loop.run_until_complete(self._closing(server))
+            finally:
+                loop.close()
+
+        thread = threading.Thread(target=serve, name="FakeProvider", daemon=True)
+        thread.start()
+        ready.wait()
+        if failed:
+            thread.join()
+            raise failed[0]
+        self._loop, self._thread = loop, thread
 
     def stop(self) -> None:
-        """Stop listening, wake waiting handlers and hang up every connection, kept-alive idle
-        ones included, so nothing is answered after it returns (``__exit__`` calls it).
+        """Stop listening and hang up every connection, kept-alive idle ones included, so
+        nothing is answered after it returns (``__exit__`` calls it).
 
-        Handler threads are daemons and are not joined: one still inside the responder
-        finishes its call, and its answer goes nowhere."""
-        server, thread = self._server, self._thread
-        if server is None:
+        A responder still running finishes its call, and its answer goes nowhere; the server's
+        thread is then left to end on its own (it is a daemon), not joined."""
+        loop, thread = self._loop, self._thread
+        if loop is None or thread is None:
             return
         with self._lock:
-            self._stopping.set()  # from here on, a new connection closes itself (_Handler.setup)
-        server.shutdown()
+            self._stopping.set()  # from here on, nothing is answered and new connections close
+            answering = self._answering
+            connections = list(self._connections)
+        for conn in connections:
+            _hang_up(conn)  # from this thread: the loop may be inside the responder
+        loop.call_soon_threadsafe(self._shut_down)
+        if not answering:
+            thread.join()
+        self._loop = self._thread = self._server = None
+        self._address = None
+
+    def _shut_down(self) -> None:
+        asyncio.get_running_loop().stop()  # then _closing, on the server's thread
+
+    async def _closing(self, server: asyncio.Server) -> None:
+        """Close the listening socket and every connection, and let the loop finish closing
+        them (a transport's socket is closed on the loop's next round)."""
+        server.close()
         with self._lock:
             connections = list(self._connections)
         for conn in connections:
-            _hang_up(conn)  # else its thread would serve the connection's next request
-        server.server_close()
-        if thread is not None:
-            thread.join()
-        self._server = self._thread = None
+            conn.abort()
+        await server.wait_closed()
+        for _ in range(3):
+            await asyncio.sleep(0)
 
     def __enter__(self) -> Self:
         self.start()
@@ -254,17 +310,16 @@ class FakeProvider:
     @property
     def port(self) -> int:
         """The port listened on (the one picked when ``port`` was 0), while running."""
-        if self._server is None:
+        if self._address is None:
             raise RuntimeError("FakeProvider is not running; use it as a context manager")
-        return int(self._server.server_address[1])
+        return self._address[1]
 
     @property
     def base_url(self) -> str:
         """``http://127.0.0.1:PORT`` while running."""
-        if self._server is None:
+        if self._address is None:
             raise RuntimeError("FakeProvider is not running; use it as a context manager")
-        host = self._server.server_address[0]
-        return f"http://{host!s}:{self.port}"
+        return f"http://{self._address[0]}:{self.port}"
 
     @property
     def anthropic_base_url(self) -> str:
@@ -305,28 +360,31 @@ class FakeProvider:
         with self._lock:
             return dict(self._status_counts)
 
-    # -- request handling (called from server threads) ---------------------------------------
+    # -- request handling (on the server's thread) -------------------------------------------
 
-    def _handle(self, handler: _Handler) -> None:
-        path = handler.path.split("?", 1)[0]
+    def _connection(self) -> HttpConnection:
+        return HttpConnection(self._handle, self._opened, self._closed)
+
+    def _handle(self, conn: HttpConnection, http: HttpRequest) -> None:
+        path = http.target.split("?", 1)[0]
         wire: WireFormat = "openai" if path == OPENAI_PATH else "anthropic"
-        has_auth = any(handler.headers.get(h, "").strip() for h in ("authorization", "x-api-key"))
+        headers = http.headers
+        has_auth = any(headers.get(h, "").strip() for h in ("authorization", "x-api-key"))
         with self._lock:
             if self._keep:
                 self.paths.append(path)
             self._saw_auth_header = self._saw_auth_header or has_auth
-        raw = _read_body(handler)
+        raw = http.body
         if raw is None:
-            self._send_error(handler, wire, 400, "FakeProvider needs a Content-Length body")
+            self._send_error(conn, wire, 400, "FakeProvider needs a Content-Length body")
             return
-        if handler.command != "POST" or path not in (ANTHROPIC_PATH, OPENAI_PATH):
-            self._send_error(handler, wire, 404, f"no route for {handler.command} {path}")
+        if http.method != "POST" or path not in (ANTHROPIC_PATH, OPENAI_PATH):
+            self._send_error(conn, wire, 404, f"no route for {http.method} {path}")
             return
         try:
-            body = json.loads(raw)
-            request = parse_request(wire, body)
+            body, request = self._reader.read(wire, raw)
         except (ValueError, WireError) as exc:
-            self._send_error(handler, wire, 400, f"FakeProvider could not parse the request: {exc}")
+            self._send_error(conn, wire, 400, f"FakeProvider could not parse the request: {exc}")
             return
         with self._lock:
             if self._keep:
@@ -335,45 +393,53 @@ class FakeProvider:
             fault = self._faults.popleft() if self._faults else None
             lot = self._shape.draw() if fault is None else Draw(fault.seconds, None)
         if fault is not None and fault.kind == "status":
-            self._send_error(handler, wire, fault.status_code, fault.message)
+            self._send_error(conn, wire, fault.status_code, fault.message)
             return
         if lot.seconds > 0:
-            self._stopping.wait(lot.seconds)
-            if self._stopping.is_set() or _peer_closed(handler):
-                handler.close_connection = True
-                return
-        if lot.failure is not None:
-            self._send_error(handler, wire, lot.failure, Fault.status(lot.failure).message)
+            loop = asyncio.get_running_loop()
+            conn.timer = loop.call_later(lot.seconds, self._answer, conn, wire, request, lot)
+        else:
+            self._answer(conn, wire, request, lot)
+
+    def _answer(
+        self, conn: HttpConnection, wire: WireFormat, request: ModelRequest, lot: Draw
+    ) -> None:
+        conn.timer = None
+        if self._stopping.is_set() or conn.closed:
+            conn.abort()  # the client gave up (or the server is stopping): nobody to answer
             return
+        if lot.failure is not None:
+            self._send_error(conn, wire, lot.failure, Fault.status(lot.failure).message)
+            return
+        with self._lock:
+            self._answering = True
         try:
             response = self._responder(request)
         except Exception as exc:
             with self._lock:
+                self._answering = False
                 if self._keep:
                     self.responder_errors.append(exc)
-            self._send_error(handler, wire, 500, f"FakeProvider responder failed: {exc!r}")
+            self._send_error(conn, wire, 500, f"FakeProvider responder failed: {exc!r}")
             return
-        self._send_json(handler, 200, response_body(wire, response, request))
+        with self._lock:
+            self._answering = False
+        self._send_json(conn, 200, response_body(wire, response, request))
 
-    def _send_error(self, handler: _Handler, wire: WireFormat, status: int, message: str) -> None:
-        self._send_json(handler, status, error_body(wire, status, message))
+    def _send_error(
+        self, conn: HttpConnection, wire: WireFormat, status: int, message: str
+    ) -> None:
+        self._send_json(conn, status, error_body(wire, status, message))
 
-    def _send_json(self, handler: _Handler, status: int, payload: Any) -> None:
+    def _send_json(self, conn: HttpConnection, status: int, payload: Any) -> None:
         data = json.dumps(payload).encode("utf-8")
         with self._lock:
+            if self._stopping.is_set():
+                return  # stop() has returned or is returning: nothing more is answered
             self._status_counts[status] += 1
-        try:
-            handler.send_response(status)
-            handler.send_header("content-type", "application/json")
-            handler.send_header("content-length", str(len(data)))
-            handler.send_header("request-id", "req_fake")
-            handler.end_headers()
-            handler.wfile.write(data)
-            handler.wfile.flush()  # headers and body leave in one write
-        except OSError:
-            handler.close_connection = True  # the client is gone; nothing to tell it
+        conn.respond(status, data)
 
-    def _opened(self, conn: socket.socket) -> bool:
+    def _opened(self, conn: HttpConnection) -> bool:
         """Track a new connection; False when the server is stopping (the caller hangs up)."""
         with self._lock:
             if self._stopping.is_set():
@@ -381,91 +447,18 @@ class FakeProvider:
             self._connections.add(conn)
             return True
 
-    def _closed(self, conn: socket.socket) -> None:
+    def _closed(self, conn: HttpConnection) -> None:
         with self._lock:
             self._connections.discard(conn)
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = True
-    request_queue_size = LISTEN_BACKLOG
-
-    def __init__(
-        self,
-        address: tuple[str, int],
-        handler: type[BaseHTTPRequestHandler],
-        fake: FakeProvider,
-    ) -> None:
-        self.fake = fake
-        super().__init__(address, handler)
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        # A client that timed out and hung up is expected here; nothing to report.
+def _hang_up(conn: HttpConnection) -> None:
+    """Shut a connection's socket down from any thread (the loop closes it when it runs)."""
+    transport = conn.transport
+    sock = transport.get_extra_info("socket") if transport is not None else None
+    if sock is None:
         return
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"  # keep-alive: clients reuse their connections
-    timeout = 30  # an idle keep-alive connection holds its thread this long at most
-    disable_nagle_algorithm = True
-    wbufsize = -1  # buffered: _send_json flushes headers and body together
-    server_version = "FakeProvider/1"
-
-    def setup(self) -> None:
-        super().setup()
-        if not self._fake()._opened(self.connection):  # pyright: ignore[reportPrivateUsage]
-            _hang_up(self.connection)
-
-    def finish(self) -> None:
-        self._fake()._closed(self.connection)  # pyright: ignore[reportPrivateUsage]
-        try:
-            super().finish()
-        except OSError:
-            return  # the client is gone
-
-    def do_POST(self) -> None:
-        self._fake()._handle(self)  # pyright: ignore[reportPrivateUsage]
-
-    def do_GET(self) -> None:
-        self._fake()._handle(self)  # pyright: ignore[reportPrivateUsage]
-
-    def _fake(self) -> FakeProvider:
-        # Only _Server ever instantiates this handler.
-        return cast(_Server, self.server).fake
-
-    def log_message(self, format: str, *args: Any) -> None:
-        return
-
-
-def _read_body(handler: BaseHTTPRequestHandler) -> bytes | None:
-    """The request body; None when it has no length the fake can read (the connection is then
-    closed, since the rest of the stream cannot be framed)."""
-    if handler.headers.get("transfer-encoding"):
-        handler.close_connection = True
-        return None
     try:
-        length = int(handler.headers.get("content-length") or 0)
-    except ValueError:
-        length = -1
-    if length < 0:
-        handler.close_connection = True
-        return None
-    return handler.rfile.read(length)
-
-
-def _hang_up(conn: socket.socket) -> None:
-    try:
-        conn.shutdown(socket.SHUT_RDWR)
+        sock.shutdown(socket.SHUT_RDWR)
     except OSError:
         return  # already closed by the peer
-
-
-def _peer_closed(handler: BaseHTTPRequestHandler) -> bool:
-    """True when the client hung up (a readable socket with nothing to read means EOF)."""
-    conn: socket.socket = handler.connection
-    try:
-        readable, _, _ = select.select([conn], [], [], 0)
-        return bool(readable) and conn.recv(1, socket.MSG_PEEK) == b""
-    except OSError:
-        return True

@@ -14,7 +14,7 @@ so tests can exercise arguments that are not valid JSON.
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from agentic_eval.backends.openai_backend import RAW_ARGUMENTS_KEY
 from agentic_eval.core.messages import (
@@ -29,10 +29,12 @@ from agentic_eval.core.model import ModelRequest, ModelResponse, StopReason, Too
 __all__ = [
     "ANTHROPIC_PATH",
     "OPENAI_PATH",
+    "BodyReader",
     "WireError",
     "WireFormat",
     "error_body",
     "parse_request",
+    "parse_tools",
     "response_body",
 ]
 
@@ -81,13 +83,33 @@ class WireError(Exception):
     """A request body that is not the wire format: the fake answers it with HTTP 400."""
 
 
-def parse_request(wire: WireFormat, body: Any) -> ModelRequest:
+def parse_request(
+    wire: WireFormat, body: Any, tools: tuple[ToolSpec, ...] | None = None
+) -> ModelRequest:
     """The provider-neutral request a decoded JSON request body stands for.
+
+    Args:
+        wire: The wire format.
+        body: The decoded JSON body.
+        tools: The body's ``tools`` already parsed (by :func:`parse_tools`), or None to parse
+            them from ``body``.
 
     Raises:
         WireError: The body is not a request of that wire format.
     """
-    return _parse_anthropic(body) if wire == "anthropic" else _parse_openai(body)
+    req = _obj(body, "request body")
+    if tools is None:
+        tools = parse_tools(wire, req.get("tools", []))
+    return _parse_anthropic(req, tools) if wire == "anthropic" else _parse_openai(req, tools)
+
+
+def parse_tools(wire: WireFormat, raw: Any) -> tuple[ToolSpec, ...]:
+    """A request body's decoded ``tools`` array as tool specs.
+
+    Raises:
+        WireError: Not a tools array of that wire format.
+    """
+    return _anthropic_tools(raw) if wire == "anthropic" else _openai_tools(raw)
 
 
 def response_body(wire: WireFormat, response: ModelResponse, request: ModelRequest) -> Any:
@@ -111,6 +133,69 @@ def error_body(wire: WireFormat, status: int, message: str) -> dict[str, Any]:
             "code": _OPENAI_ERROR_CODES.get(status),
         }
     }
+
+
+_TOOLS_KEY = b',"tools":'
+_TOOLS_KEPT = 32  # distinct tool lists a reader keeps parsed (a suite offers a few)
+
+
+class BodyReader:
+    """Reads raw request bodies into requests, parsing a body's ``tools`` once per distinct
+    bytes: a client that sends ``tools`` as the body's last field (both live backends do, and a
+    suite offers the same list at every turn) has the rest parsed and its tools looked up.
+
+    The split is checked, not assumed: the bytes before ``,"tools":`` closed with ``}`` must be
+    a JSON object without ``tools``, and the bytes after it (less the final ``}``) a JSON array;
+    anything else is parsed whole. Not thread-safe: one reader per thread.
+    """
+
+    def __init__(self) -> None:
+        self._tools: dict[bytes, tuple[list[Any], tuple[ToolSpec, ...]]] = {}
+
+    def read(self, wire: WireFormat, raw: bytes) -> tuple[dict[str, Any], ModelRequest]:
+        """The decoded body and the request it stands for.
+
+        Raises:
+            ValueError: Not JSON.
+            WireError: Not a request of that wire format.
+        """
+        cut = raw.rfind(_TOOLS_KEY)
+        if cut > 0 and raw.endswith(b"}"):
+            tail = raw[cut:]
+            known = self._tools.get(tail)
+            if known is not None:
+                try:
+                    head = json.loads(raw[:cut] + b"}")
+                except ValueError:
+                    head = None  # the tail is not the body's last field here
+                if isinstance(head, dict) and "tools" not in head:
+                    body = cast("dict[str, Any]", head)
+                    body["tools"] = known[0]
+                    return body, parse_request(wire, body, known[1])
+            else:
+                parsed = self._split(wire, raw, cut)
+                if parsed is not None:
+                    return parsed
+        body = json.loads(raw)
+        return body, parse_request(wire, body)
+
+    def _split(
+        self, wire: WireFormat, raw: bytes, cut: int
+    ) -> tuple[dict[str, Any], ModelRequest] | None:
+        try:
+            head = json.loads(raw[:cut] + b"}")
+            listed = json.loads(raw[cut + len(_TOOLS_KEY) : -1])
+        except ValueError:
+            return None
+        if not isinstance(head, dict) or "tools" in head or not isinstance(listed, list):
+            return None
+        body, items = cast("dict[str, Any]", head), cast("list[Any]", listed)
+        tools = parse_tools(wire, items)
+        if len(self._tools) >= _TOOLS_KEPT:
+            self._tools.clear()
+        self._tools[raw[cut:]] = (items, tools)
+        body["tools"] = items
+        return body, parse_request(wire, body, tools)
 
 
 # -- wire parsing helpers ----------------------------------------------------------------------
@@ -173,8 +258,7 @@ def _text_blocks(value: Any, what: str) -> list[ContentBlock]:
 # -- Anthropic wire format ---------------------------------------------------------------------
 
 
-def _parse_anthropic(body: Any) -> ModelRequest:
-    req = _obj(body, "request body")
+def _parse_anthropic(req: dict[str, Any], tools: tuple[ToolSpec, ...]) -> ModelRequest:
     system = req.get("system")
     messages: list[Message] = []
     for i, raw in enumerate(_arr(req.get("messages"), "messages")):
@@ -189,21 +273,24 @@ def _parse_anthropic(body: Any) -> ModelRequest:
             what = f"messages[{i}].content"
             blocks = [_anthropic_block(_obj(b, what), what) for b in _arr(content, what)]
         messages.append(Message(role=role, content=tuple(blocks)))
-    tools = [
+    return ModelRequest(
+        model=_str(req.get("model"), "model"),
+        system="" if system is None else _text_of(system, "system"),
+        messages=tuple(messages),
+        tools=tools,
+        max_tokens=_int(req.get("max_tokens"), "max_tokens"),
+        temperature=_temperature(req.get("temperature"), "temperature"),
+    )
+
+
+def _anthropic_tools(raw: Any) -> tuple[ToolSpec, ...]:
+    return tuple(
         ToolSpec(
             name=_str(t.get("name"), "tool name"),
             description=_str(t.get("description", ""), "tool description"),
             input_schema=_obj(t.get("input_schema"), "tool input_schema"),
         )
-        for t in (_obj(raw, "tool") for raw in _arr(req.get("tools", []), "tools"))
-    ]
-    return ModelRequest(
-        model=_str(req.get("model"), "model"),
-        system="" if system is None else _text_of(system, "system"),
-        messages=tuple(messages),
-        tools=tuple(tools),
-        max_tokens=_int(req.get("max_tokens"), "max_tokens"),
-        temperature=_temperature(req.get("temperature"), "temperature"),
+        for t in (_obj(item, "tool") for item in _arr(raw, "tools"))
     )
 
 
@@ -254,8 +341,7 @@ def _anthropic_response(response: ModelResponse, request: ModelRequest) -> dict[
 # -- OpenAI wire format ------------------------------------------------------------------------
 
 
-def _parse_openai(body: Any) -> ModelRequest:
-    req = _obj(body, "request body")
+def _parse_openai(req: dict[str, Any], tools: tuple[ToolSpec, ...]) -> ModelRequest:
     system_parts: list[str] = []
     messages: list[Message] = []
     pending_results: list[ContentBlock] = []  # tool messages waiting to become a user message
@@ -297,9 +383,21 @@ def _parse_openai(body: Any) -> ModelRequest:
         else:
             raise WireError(f"messages[{i}].role {role!r} is not supported")
     flush_results([])
+    max_tokens = req.get("max_completion_tokens", req.get("max_tokens"))
+    return ModelRequest(
+        model=_str(req.get("model"), "model"),
+        system="\n".join(system_parts),
+        messages=tuple(messages),
+        tools=tools,
+        max_tokens=_int(max_tokens, "max_completion_tokens or max_tokens"),
+        temperature=_temperature(req.get("temperature"), "temperature"),
+    )
+
+
+def _openai_tools(raw: Any) -> tuple[ToolSpec, ...]:
     tools: list[ToolSpec] = []
-    for raw in _arr(req.get("tools", []), "tools"):
-        tool = _obj(raw, "tool")
+    for item in _arr(raw, "tools"):
+        tool = _obj(item, "tool")
         if tool.get("type") != "function":
             raise WireError(f"unsupported tool type {tool.get('type')!r}")
         function = _obj(tool.get("function"), "tool function")
@@ -310,15 +408,7 @@ def _parse_openai(body: Any) -> ModelRequest:
                 input_schema=_obj(function.get("parameters", {}), "tool parameters"),
             )
         )
-    max_tokens = req.get("max_completion_tokens", req.get("max_tokens"))
-    return ModelRequest(
-        model=_str(req.get("model"), "model"),
-        system="\n".join(system_parts),
-        messages=tuple(messages),
-        tools=tuple(tools),
-        max_tokens=_int(max_tokens, "max_completion_tokens or max_tokens"),
-        temperature=_temperature(req.get("temperature"), "temperature"),
-    )
+    return tuple(tools)
 
 
 def _decode_arguments(text: str) -> dict[str, Any]:
