@@ -74,7 +74,7 @@ def run_forked(job: dict[str, Any], asked: dict[str, bool]) -> NoReturn:
         with contextlib.suppress(BaseException):
             from agentic_eval.core.text import one_line, redact
 
-            _say_on_fd2(f"{ERROR}{one_line(redact(f'{type(exc).__name__}: {exc}'))}")
+            _say_on_fd2(f"{ERROR}{one_line(redact(_said(exc)))}")
     finally:
         with contextlib.suppress(BaseException):
             sys.stdout.flush()
@@ -137,11 +137,20 @@ def serve(job: dict[str, Any], asked: dict[str, bool], say: Callable[[str], None
             )
         )
     except Exception as exc:
-        say(f"{ERROR}{one_line(redact(f'{type(exc).__name__}: {exc}'))}")
+        say(f"{ERROR}{one_line(redact(_said(exc)))}")
         return 1
     finally:
         store.close()
     return 0
+
+
+def _said(exc: BaseException) -> str:
+    """What a child says of what stopped it: the domain's code that raised, named as the
+    command line names it, else the exception (never raising itself)."""
+    from agentic_eval.core.text import exception_text
+    from agentic_eval.domains.blame import domain_fault
+
+    return domain_fault(exc) or exception_text(exc)
 
 
 if __name__ == "__main__":
