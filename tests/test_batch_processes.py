@@ -150,15 +150,23 @@ def test_stopped_children_store_what_they_ran_and_resume_finishes(store: Store) 
 
 
 def _children(parent: int) -> list[int]:
-    """The batch children of ``parent``: forked (named so) or fresh interpreters."""
-    out = subprocess.run(
-        ["ps", "-o", "pid=,comm=,args=", "--ppid", str(parent)], capture_output=True, text=True
-    ).stdout
-    return [
-        int(line.split()[0])
-        for line in out.splitlines()
-        if line.split()[1] == COMM or "agentic_eval.batch.child" in line
-    ]
+    """The batch children of ``parent``: forked (named so) or fresh interpreters.
+
+    Read from /proc, not from ``ps``: ps cuts its last column to 80 characters when its output is
+    a pipe, and a long virtualenv path pushed ``agentic_eval.batch.child`` out of it in CI."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:  # gone meanwhile
+            continue
+        comm, rest = stat[stat.index("(") + 1 : stat.rindex(")")], stat[stat.rindex(")") + 2 :]
+        if int(rest.split()[1]) == parent and (comm == COMM or "agentic_eval.batch.child" in cmdline):
+            found.append(int(entry.name))
+    return sorted(found)
 
 
 def test_sigkill_of_a_child_then_resume_loses_and_doubles_nothing(tmp_path: Path) -> None:
