@@ -164,7 +164,8 @@ def _children(parent: int) -> list[int]:
         except OSError:  # gone meanwhile
             continue
         comm, rest = stat[stat.index("(") + 1 : stat.rindex(")")], stat[stat.rindex(")") + 2 :]
-        if int(rest.split()[1]) == parent and (comm == COMM or "agentic_eval.batch.child" in cmdline):
+        ours = comm == COMM or "agentic_eval.batch.child" in cmdline
+        if ours and int(rest.split()[1]) == parent:
             found.append(int(entry.name))
     return sorted(found)
 
