@@ -190,7 +190,7 @@ def test_an_oversized_transcript_is_refused_unread(
         f"replay of case match-001: {path}: larger than {64 * 1024 * 1024} bytes"
     )
     code, _, err = _cli(capsys, "show", "match-001", "--recordings", str(recordings))
-    assert code == 1
+    assert code == 2
     _one_error_line(err, str(path), "larger than")
 
 
@@ -201,7 +201,7 @@ def test_show_of_a_transcript_that_is_not_a_regular_file_is_one_line(
     path = recordings / "retail_ops" / "reference" / "match-001.json"
     _make_hostile(path, kind)
     code, out, err = _cli(capsys, "show", "match-001", "--recordings", str(recordings))
-    assert code == 1 and out == ""
+    assert code == 2 and out == ""
     _one_error_line(err, str(path))
 
 
@@ -385,7 +385,7 @@ def test_record_with_a_directory_named_json_in_the_folder_is_one_line(
         "--cases",
         "match-001",
     )
-    assert code == 1
+    assert code == 2
     _one_error_line(err, str(odd))
     assert odd.is_dir()
     assert [r.status for r in _runs()] != ["running"]
@@ -455,7 +455,7 @@ def test_an_unusable_store_is_one_line(
     replay = ("run", "retail_ops", "--cases", "match-001", "--recordings", str(COMMITTED.parent))
     for argv in (SCRIPTED_ONE, replay):
         code, out, err = _cli(capsys, *argv)
-        assert code == 1 and out == ""
+        assert code == 2 and out == ""
         _one_error_line(err, str(home))
     assert blocker.read_text() == "x"
 
@@ -507,7 +507,7 @@ def test_a_postgres_password_is_never_printed(
 ) -> None:
     monkeypatch.setenv("AGENTIC_EVAL_DATABASE_URL", url)
     code, out, err = _cli(capsys, *SCRIPTED_ONE)
-    assert code == 1 and out == ""
+    assert code == 2 and out == ""  # no verdict: the store could not be reached
     line = _one_error_line(err, "evaluser")
     assert "Hunter2" not in line and "Secret" not in line
 

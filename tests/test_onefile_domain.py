@@ -105,7 +105,7 @@ def test_a_domain_instance_in_an_eval_file_records_beside_it_and_is_named_by_its
     monkeypatch.chdir(tmp_path)
     try:
         status, _, err = _cli(capsys, "agentic-eval run suite/chat_eval.py")
-        assert status == 1
+        assert status == 2  # nothing recorded: nothing judged
         assert err.strip().splitlines()[0] == (
             f"agentic-eval: error: support_chat: nothing recorded under {folder}/recordings to "
             "replay; record it with `agentic-eval run suite/chat_eval.py --backend scripted "

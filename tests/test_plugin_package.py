@@ -84,7 +84,7 @@ def test_a_broken_plugin_does_not_stop_other_domains(site: Path, tmp_path: Path)
     assert out.returncode == 0, out.stderr
     assert "34/34 reproduced" in out.stdout
     named = _cli(site, tmp_path, "run", "acme_broken")
-    assert named.returncode == 1 and len(named.stderr.strip().splitlines()) == 1
+    assert named.returncode == 2 and len(named.stderr.strip().splitlines()) == 1
     assert "domain plugin 'acme_broken' failed to load" in named.stderr
 
 

@@ -408,7 +408,7 @@ def test_view_refuses_a_non_loopback_host() -> None:
 def test_view_without_a_store_says_so_in_one_line(tmp_path: Path) -> None:
     done = subprocess.run([*CLI, "view", "--port", "0"], capture_output=True, text=True,
                           timeout=60, check=False)  # fmt: skip
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert "no store at" in done.stderr and done.stderr.count("\n") == 1
 
 

@@ -347,7 +347,7 @@ def test_fixtures_without_what_a_scenario_needs_are_one_line_errors(
     (tmp_path / SUITE / "sources.json").write_text(json.dumps(data), encoding="utf-8")
     monkeypatch.setenv("EVAL_FIXTURE_DIR", str(tmp_path))
     for argv in (["step", "--list"], ["step", "--scenario", "synthesize.grounded"], ["scenarios"]):
-        assert main(argv) == 1
+        assert main(argv) == 2  # broken fixtures: no verdict
         err = capsys.readouterr().err.strip()
         assert len(err.splitlines()) == 1 and "need source set 'acme-widgets-a'" in err, err
 

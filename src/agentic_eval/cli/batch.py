@@ -426,5 +426,5 @@ def _store() -> Any:
         store = Store()
         store.migrate()
     except StoreError as exc:
-        raise click.ClickException(one_line(str(exc))) from None
+        raise CannotRun(one_line(str(exc))) from None
     return store

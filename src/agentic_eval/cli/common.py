@@ -37,9 +37,11 @@ class HistoryProblem(click.ClickException):
 
 
 class CannotRun(click.ClickException):
-    """The run cannot start, or go on, for a reason outside the agent: a missing or refused key,
-    a missing SDK, a backend that cannot be built, a worker that failed. Exit 2, as for usage
-    errors: 1 is the gate's verdict on the agent, and this is no verdict."""
+    """The command cannot do what was asked, for a reason outside the agent: a missing or
+    refused key, a missing SDK, a backend that cannot be built, a worker that failed, a store
+    that cannot be reached, a file that cannot be written. Exit 2, as for usage errors: 1 is the
+    gate's verdict on the agent, and this is no verdict. Every error a command raises is this or
+    another ``click.ClickException`` whose exit code is 2 (``tests/test_exit_codes.py``)."""
 
     exit_code = 2
 
@@ -94,7 +96,7 @@ def resolve_domains(names: tuple[str, ...]) -> list[Domain[Any]]:
     except UnknownDomainError as exc:
         raise click.UsageError(str(exc)) from None
     except DomainLoadError as exc:
-        raise click.ClickException(one_line(str(exc))) from None
+        raise CannotRun(one_line(str(exc))) from None
 
 
 def resolve_one_domain(name: str, what: str) -> Domain[Any]:
@@ -243,5 +245,5 @@ def open_recorder(
     except ProducerMismatch as exc:
         raise click.UsageError(one_line(str(exc))) from None
     except RecordingError as exc:
-        raise click.ClickException(f"recording: {one_line(str(exc))}") from None
+        raise CannotRun(f"recording: {one_line(str(exc))}") from None
     return recorder

@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from agentic_eval.cli.common import CannotRun
 from agentic_eval.cli.options import MOMENT
 from agentic_eval.cli.workflow import echo, open_workflow
 from agentic_eval.core.text import one_line
@@ -65,7 +66,7 @@ def list_cases(
     except ValueError as exc:
         raise click.UsageError(one_line(str(exc))) from None
     except StoreError as exc:
-        raise click.ClickException(one_line(str(exc))) from None
+        raise CannotRun(one_line(str(exc))) from None
     finally:
         wf.store.close()
     if not cases:
@@ -105,7 +106,7 @@ def show(sample_id: int) -> None:
     except WorkflowError as exc:
         raise click.UsageError(one_line(str(exc))) from None
     except StoreError as exc:
-        raise click.ClickException(one_line(str(exc))) from None
+        raise CannotRun(one_line(str(exc))) from None
     finally:
         wf.store.close()
     claimed = j.first_claim.claimed_at.isoformat(timespec="seconds")
@@ -133,7 +134,7 @@ def samples(run_id: str) -> None:
     try:
         rows = [r for r in wf.store.samples(run_id) if r.source_job_id is not None]
     except StoreError as exc:
-        raise click.ClickException(one_line(str(exc))) from None
+        raise CannotRun(one_line(str(exc))) from None
     finally:
         wf.store.close()
     if not rows:

@@ -183,7 +183,7 @@ def _resume_plan(run_id: str) -> Plan:
         finally:
             store.close()
     except StoreError as exc:
-        raise click.ClickException(one_line(str(exc))) from None
+        raise CannotRun(one_line(str(exc))) from None
     if run is None:
         raise click.UsageError(f"no run {run_id} in the store")
     try:
@@ -282,7 +282,7 @@ async def execute(o: RunOptions) -> int:
             for line in kept.unreadable[:3]:
                 warn(f"run {dead.id}: a transcript could not be read: {line}")
     except StoreError as exc:
-        raise click.ClickException(one_line(str(exc))) from None
+        raise CannotRun(one_line(str(exc))) from None
     stopper = Stopper()
     stopper.install()
     results: list[SessionResult] = []
@@ -325,7 +325,7 @@ async def execute(o: RunOptions) -> int:
         try:
             write_atomic(o.output, document)
         except OSError as exc:
-            raise click.ClickException(f"cannot write {o.output}: {exc.strerror or exc}") from None
+            raise CannotRun(f"cannot write {o.output}: {exc.strerror or exc}") from None
     notes = {job.domain.name: job.domain.description for job in plan.jobs}
     if o.fmt == "table" or o.output is not None:  # --output: the document to the file only
         render.print_results(results, verbose=o.verbose, notes=notes)
@@ -372,7 +372,7 @@ async def execute(o: RunOptions) -> int:
                 f"{o.recordings}{where} matches; nothing was judged",
                 err=True,
             )
-            return 1
+            return 2  # no verdict, as a batch with nothing judged is inconclusive
         ok = all(r.reproduced for r in results) and not plan.broken
         return 0 if ok and not (strict and plan.not_recorded) else 1
     return max((EXIT_CODES[r.gate.verdict] for r in results), default=0)
@@ -421,7 +421,7 @@ def _backend_errors(job: Job) -> Generator[None]:
     except BackendError as exc:
         raise CannotRun(one_line(str(exc))) from None
     except RecordingError as exc:
-        raise click.ClickException(one_line(str(exc))) from None
+        raise CannotRun(one_line(str(exc))) from None
 
 
 def _open(job: Job, store: Store) -> str:
@@ -451,7 +451,7 @@ async def _run_job(
     try:
         return await run_plan(store, run_id, on_case=progress, should_stop=stopper, after=[filing])
     except BatchError as exc:
-        raise click.ClickException(one_line(str(exc))) from None
+        raise CannotRun(one_line(str(exc))) from None
     finally:
         if bar is not None:
             bar.close()

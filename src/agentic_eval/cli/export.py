@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from agentic_eval.cli.common import CannotRun
 from agentic_eval.core.text import one_line, printable
 
 
@@ -50,13 +51,13 @@ def inspect_cmd(run_id: str | None, latest: bool, fmt: str, out_dir: Path) -> in
     except UnknownRunError as exc:
         raise click.UsageError(one_line(str(exc))) from None
     except StoreError as exc:
-        raise click.ClickException(one_line(str(exc))) from None
+        raise CannotRun(one_line(str(exc))) from None
     try:
         path = export_run(store, run_id, out_dir, "json" if fmt == "json" else "eval")
     except UnknownRunError as exc:
         raise click.UsageError(one_line(str(exc))) from None
     except (ExportError, StoreError, OSError) as exc:
-        raise click.ClickException(one_line(str(exc))) from None
+        raise CannotRun(one_line(str(exc))) from None
     finally:
         store.close()
     click.echo(printable(str(path)))

@@ -13,7 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from agentic_eval.cli.common import load_case_rows, recordings_root, resolve_domains, select_cases
+from agentic_eval.cli.common import (
+    CannotRun,
+    load_case_rows,
+    recordings_root,
+    resolve_domains,
+    select_cases,
+)
 from agentic_eval.cli.options import recordings_option
 from agentic_eval.core.defaults import USER_STOP
 from agentic_eval.core.text import one_line, printable, redact
@@ -165,7 +171,7 @@ def show(
     try:
         t = read_transcript_data(path)  # JSON data: shown as read, no model built
     except RecordingError as exc:
-        raise click.ClickException(one_line(str(exc))) from None
+        raise CannotRun(one_line(str(exc))) from None
 
     def cut(text: str, limit: int) -> str:
         return redact(text).replace("\n", "\n      ") if full else one_line(text, limit)

@@ -7,6 +7,7 @@ import time
 
 import click
 
+from agentic_eval.cli.common import CannotRun
 from agentic_eval.localmodel.catalog import CATALOG, DEFAULT_MODEL
 
 _EXAMPLE_DOMAIN = "retail_ops"
@@ -107,7 +108,7 @@ def serve(name: str, port: int, threads: int, ctx_size: int, verbose: bool) -> i
             _wait_for_interrupt()
             click.echo("stopping", err=True)
     except LocalModelError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise CannotRun(str(exc)) from None
     return 0
 
 

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from agentic_eval.cli.common import HistoryProblem
+from agentic_eval.cli.common import CannotRun, HistoryProblem
 from agentic_eval.core.realdata import inside_git_work_tree
 from agentic_eval.core.text import printable
 from agentic_eval.history import (
@@ -236,7 +236,7 @@ def _write(path: Path, text: str) -> None:
     try:
         write_atomic(path, text)
     except OSError as exc:
-        raise click.ClickException(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise CannotRun(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def run_report(

@@ -180,9 +180,9 @@ def run(
     With no options: replay every recorded agent of every domain, keyless, and check that
     every transcript and each committed scorecard is reproduced in every field (exit 1 if
     not); a domain with no recordings is skipped, with a warning. A named domain with nothing
-    recorded exits 1, as does a replay that judges nothing at all (an empty or missing
-    --recordings folder): no gate passes on nothing. Scripted and live runs exit with the
-    batch gate: 0 PASS, 1 FAIL, 2 INCONCLUSIVE.
+    recorded fails the replay (exit 1); a replay that judges nothing at all (an empty or
+    missing --recordings folder) exits 2: no gate passes on nothing. Scripted and live runs
+    exit with the batch gate: 0 PASS, 1 FAIL, 2 INCONCLUSIVE.
     Ctrl-C (or SIGTERM) stops starting new samples, finishes the ones in flight, stores them
     and marks the run interrupted (exit 130 / 143); a second one abandons those in flight.
     `--resume RUN_ID` finishes such a run (or one whose process was killed) from the plan

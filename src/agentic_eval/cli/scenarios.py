@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from agentic_eval.cli.common import CannotRun
 from agentic_eval.cli.options import recordings_option
 from agentic_eval.core.text import one_line
 
@@ -41,7 +42,7 @@ def scenarios_cmd(recordings: Path, agent: str | None) -> int:
     try:
         done = run_sync(replay_all(recordings, agent))
     except (FixtureError, StoreError, WorkflowError) as exc:
-        raise click.ClickException(one_line(str(exc))) from None
+        raise CannotRun(one_line(str(exc))) from None
     if isinstance(done, int):
         return done
     lines, failures = done

@@ -50,7 +50,7 @@ def list_scenarios() -> int:
     try:
         found = scenarios()
     except FixtureError as exc:
-        raise click.ClickException(one_line(str(exc))) from None
+        raise CannotRun(one_line(str(exc))) from None
     for s in found.values():
         checks = ", ".join(c.name for c in s.all_checks())
         echo(
@@ -87,7 +87,7 @@ def list_jobs(limit: int = 30) -> int:
         if not shown:
             echo("no job has a claimed step yet: nothing to replay (`step --scenario` seeds one)")
     except (WorkflowError, StoreError) as exc:
-        raise click.ClickException(one_line(str(exc))) from None
+        raise CannotRun(one_line(str(exc))) from None
     finally:
         wf.store.close()
     return 0
@@ -104,7 +104,7 @@ def _scenario(o: StepOptions, wf: Workflow) -> AgentScenario:
     except (UnknownScenario, WorkflowError) as exc:
         raise click.UsageError(one_line(str(exc))) from None
     except FixtureError as exc:
-        raise click.ClickException(one_line(str(exc))) from None
+        raise CannotRun(one_line(str(exc))) from None
 
 
 def _spec(o: StepOptions, s: AgentScenario) -> BackendSpec:
@@ -151,7 +151,7 @@ def _backend(o: StepOptions, s: AgentScenario) -> tuple[ModelBackend, RunSetting
     try:
         backend = build_backend(spec, s.workflow.key, scripted_agents(s.workflow.key))
     except (BackendError, RecordingError) as exc:
-        raise click.ClickException(one_line(str(exc))) from None
+        raise CannotRun(one_line(str(exc))) from None
     if isinstance(backend, ReplayBackend):  # what the recording says the run was
         if not any(key.case_id == s.name for key in backend.files):
             raise click.UsageError(
@@ -264,7 +264,7 @@ async def execute_step(o: StepOptions) -> int:
         store = Store()
         wf = Workflow(store)
     except StoreError as exc:
-        raise click.ClickException(one_line(str(exc))) from None
+        raise CannotRun(one_line(str(exc))) from None
     except WorkflowError as exc:  # a bad AGENTIC_EVAL_CLAIM_LEASE
         raise click.UsageError(one_line(str(exc))) from None
     s = _scenario(o, wf)
@@ -297,7 +297,7 @@ async def execute_step(o: StepOptions) -> int:
     except (WorkflowError, StoreError, RecordingError) as exc:
         if guard.signal is not None:  # the clean-up of an interrupted attempt
             return guard.exit_code()
-        raise click.ClickException(one_line(str(exc))) from None
+        raise CannotRun(one_line(str(exc))) from None
     finally:
         guard.remove()
         await backend.aclose()

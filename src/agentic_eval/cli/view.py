@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from agentic_eval.cli.common import CannotRun
 from agentic_eval.core.text import one_line
 from agentic_eval.store.home import URL_ENV
 
@@ -20,7 +21,7 @@ def _store(url: str | None) -> Store:
 
     url = url or database_url()
     if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).is_file():
-        raise click.ClickException(
+        raise CannotRun(
             f"no store at {url.removeprefix('sqlite:///')}: run something first, or pass "
             f"--database (or set {URL_ENV})"
         )
@@ -28,7 +29,7 @@ def _store(url: str | None) -> Store:
         store = Store(url)
         store.migrate()
     except StoreError as exc:
-        raise click.ClickException(one_line(str(exc))) from None
+        raise CannotRun(one_line(str(exc))) from None
     return store
 
 
@@ -91,9 +92,7 @@ def view(host: str, port: int, database: str | None, quiet: bool) -> int:
         server = ViewerServer(store, host, port, log=None if quiet else log)
     except OSError as exc:
         store.close()
-        raise click.ClickException(
-            f"cannot listen on {host}:{port}: {exc.strerror or exc}"
-        ) from None
+        raise CannotRun(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     shown = store.url.removeprefix("sqlite:///") if store.url.startswith("sqlite:///") else None
     click.echo(f"agentic-eval view: {shown or safe_url(store.url)} at {server.url} (Ctrl-C stops)")
     try:

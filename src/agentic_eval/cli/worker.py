@@ -7,6 +7,7 @@ import socket
 
 import click
 
+from agentic_eval.cli.common import CannotRun
 from agentic_eval.core.text import one_line
 
 
@@ -69,7 +70,13 @@ def worker(concurrency: int, name: str | None, loglevel: str, pool: str) -> int:
         executor_settings()
     except WorkerError as exc:
         raise click.UsageError(one_line(str(exc))) from None
+    from agentic_eval.store.db import StoreError
     from agentic_eval.workers.celery_app import start_worker
 
     node = name or f"agentic-eval-{os.getpid()}@{socket.gethostname()}"
-    return start_worker(concurrency=concurrency, name=node, loglevel=loglevel.upper(), pool=pool)
+    try:
+        return start_worker(
+            concurrency=concurrency, name=node, loglevel=loglevel.upper(), pool=pool
+        )
+    except StoreError as exc:  # checked before the worker takes a task
+        raise CannotRun(one_line(str(exc))) from None

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from agentic_eval.cli.common import CannotRun
 from agentic_eval.cli.lazy import LazyCommand, LazyGroup
 from agentic_eval.core.text import one_line, printable
 
@@ -151,7 +152,7 @@ def open_workflow() -> Workflow:
     try:
         return Workflow(Store())
     except StoreError as exc:
-        raise click.ClickException(one_line(str(exc))) from None
+        raise CannotRun(one_line(str(exc))) from None
     except WorkflowError as exc:  # a bad AGENTIC_EVAL_CLAIM_LEASE
         raise click.UsageError(one_line(str(exc))) from None
 
@@ -234,7 +235,7 @@ def recover(operator: str | None, dry_run: bool) -> int:
     except (NotFound, NotAnOperator) as exc:
         raise click.UsageError(one_line(str(exc))) from None
     except (StoreError, WorkflowError) as exc:
-        raise click.ClickException(one_line(str(exc))) from None
+        raise CannotRun(one_line(str(exc))) from None
     for r in released:
         held = f", held by {r.holder}" if r.holder else ""
         echo(

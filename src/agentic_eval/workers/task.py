@@ -10,6 +10,8 @@ a sample twice.
 from __future__ import annotations
 
 import asyncio
+import importlib
+import importlib.util
 import os
 import threading
 
@@ -36,13 +38,28 @@ def process_store() -> Store:
         return _store[1]
 
 
+PROVIDER_SDKS = ("openai", "anthropic")
+"""Imported by a worker at start, where installed: the first live sample of every run would
+otherwise pay for the import (about a second of CPU for openai's types) while its peers wait."""
+
+
 def preload() -> None:
-    """Load the domain registry (entry points) in the worker's main process, before its pool
-    starts: a thread pool's threads would otherwise race on the first load (one of them sees
-    the registry empty), and prefork children inherit it loaded."""
+    """Ready the worker's main process before its pool starts: the domain registry (entry
+    points; a thread pool's threads would otherwise race on the first load, one of them seeing
+    the registry empty), the store (a worker that cannot reach it says so at start, not at its
+    first task) and the provider SDKs that are installed. Prefork children inherit the modules
+    and make a store of their own.
+
+    Raises:
+        StoreError: The store cannot be reached or migrated.
+    """
     from agentic_eval.domains.registry import all_domains
 
     all_domains()
+    process_store()
+    for name in PROVIDER_SDKS:
+        if importlib.util.find_spec(name) is not None:
+            importlib.import_module(name)
 
 
 def close_process_store() -> None:
