@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -29,6 +29,7 @@ from agentic_eval.core.scorecard import CaseResult, GateSummary
 from agentic_eval.domains.base import Domain
 from agentic_eval.domains.registry import get_domain
 from agentic_eval.evaluation.confidence import CaseEpochs, PassHatK, upper_bound_gate
+from agentic_eval.evaluation.persist import CorpusStamp
 from agentic_eval.evaluation.runner import CaseRun, produced_by, run_tasks
 from agentic_eval.evaluation.session import (
     SessionResult,
@@ -137,68 +138,72 @@ def _specs(domain: Domain[Any], plan: RunPlan, keys: list[SampleKey]) -> list[Ta
     return [s for s in specs if (s.case.id, s.sample) in wanted]
 
 
-async def run_samples(
-    store: Store,
-    run_id: str,
-    *,
-    keys: Iterable[SampleKey] | None = None,
-    on_case: Callable[[CaseRun], None] | None = None,
-    should_stop: Callable[[], bool] | None = None,
-    worker: str | None = None,
-    sinks: Iterable[RunSink] = (),
-    backend: ModelBackend | None = None,
-) -> int:
-    """Run the run's planned samples (or ``keys`` among them) that the store does not hold yet,
-    rebuilt from the stored plan; returns how many ran. ``backend``: one built from the plan
-    already (:func:`plan_backend`), kept open for the caller's next call (a worker's next
-    sample); otherwise one is built and closed here.
+@dataclass(frozen=True)
+class StoredPlan:
+    """A run's plan as read from its row, with what running any of its samples needs: a worker
+    keeps one per run across that run's tasks (the plan is fixed once the run is opened), so a
+    task reads and scans the plan once per run, not once per sample."""
+
+    run_id: str
+    plan: RunPlan
+    keys: frozenset[SampleKey]
+    stamps: Mapping[str, CorpusStamp]
+
+
+def stored_plan(store: Store, run_id: str) -> StoredPlan:
+    """The run's stored plan.
 
     Raises:
-        BatchError: No such run, no plan, a key not in the plan, a case gone from the suite (or
-            a corpus case whose job cannot be rebuilt).
-        AuthenticationFailed: At the first refusal of credentials (live).
+        BatchError: No such run, or no (valid) plan on it.
     """
     run = store.run(run_id)
     if run is None:
         raise BatchError(f"no run {run_id} in the store")
     plan = plan_of(run)
-    planned = list(plan.keys)
-    if keys is not None:
-        chosen, known = set(keys), set(planned)
-        outside = [k.name() for k in chosen if k not in known]
+    return StoredPlan(run_id, plan, frozenset(plan.keys), corpus_stamps(plan))
+
+
+def pending(store: Store, stored: StoredPlan, keys: Iterable[SampleKey] | None) -> list[SampleKey]:
+    """The planned samples (or ``keys`` among them), in plan order, that the store does not hold.
+
+    Raises:
+        BatchError: A key the run did not plan.
+    """
+    if keys is None:
+        planned, asked = list(stored.plan.keys), None
+    else:
+        chosen = set(keys)
+        outside = [k.name() for k in chosen if k not in stored.keys]
         if outside:
-            raise BatchError(f"run {run_id} did not plan sample {sorted(outside)[0]}")
-        planned = [k for k in planned if k in chosen]
-    asked = None if keys is None else [(k.case, k.epoch, k.attempt) for k in planned]
-    done = store.stored_keys(run_id, asked)
-    todo = [k for k in planned if (k.case, k.epoch, k.attempt) not in done]
-    if not todo:
-        return 0
-    own = backend is None
-    if backend is None:
-        backend = plan_backend(plan)
-    stamps = corpus_stamps(plan)
-    sinks_all: list[RunSink] = [
-        StoreSink(store, run_id, backend, plan.suite, worker, stamps),
-        *sinks,
-    ]
-    ran = 0
+            raise BatchError(f"run {stored.run_id} did not plan sample {sorted(outside)[0]}")
+        planned = [k for k in stored.plan.keys if k in chosen] if len(chosen) > 1 else list(chosen)
+        asked = [(k.case, k.epoch, k.attempt) for k in planned]
+    done = store.stored_keys(stored.run_id, asked)
+    return [k for k in planned if (k.case, k.epoch, k.attempt) not in done]
 
-    def persist(case_run: CaseRun) -> None:
-        nonlocal ran
-        ran += 1
-        for sink in sinks_all:
-            sink.sample(case_run)
-        if on_case is not None:
-            on_case(case_run)
 
-    beat = asyncio.create_task(heartbeat_loop(store, run_id))
+async def execute_samples(
+    store: Store,
+    stored: StoredPlan,
+    todo: list[SampleKey],
+    backend: ModelBackend,
+    persist: Callable[[CaseRun], None],
+    should_stop: Callable[[], bool] | None = None,
+) -> None:
+    """Run ``todo`` (planned, not stored) on ``backend``, each finished sample handed to
+    ``persist``; the run's heartbeat moves meanwhile.
+
+    Raises:
+        BatchError: A case gone from the suite (or a corpus case whose job cannot be rebuilt).
+        AuthenticationFailed: At the first refusal of credentials (live).
+    """
+    plan = stored.plan
+    beat = asyncio.create_task(heartbeat_loop(store, stored.run_id))
     try:
         if plan.kind != "suite":
-            await workflow_samples(store, run_id, plan, todo, backend, persist, should_stop)
+            await workflow_samples(store, stored.run_id, plan, todo, backend, persist, should_stop)
         else:
-            domain = get_domain(plan.suite)
-            specs = _specs(domain, plan, todo)
+            specs = _specs(get_domain(plan.suite), plan, todo)
             with frozen_heap():  # as a session does: no full collection rescans the modules
                 await run_tasks(
                     specs,
@@ -212,6 +217,53 @@ async def run_samples(
         raise BatchError(str(exc)) from None
     finally:
         beat.cancel()
+
+
+async def run_samples(
+    store: Store,
+    run_id: str,
+    *,
+    keys: Iterable[SampleKey] | None = None,
+    on_case: Callable[[CaseRun], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    worker: str | None = None,
+    sinks: Iterable[RunSink] = (),
+    backend: ModelBackend | None = None,
+) -> int:
+    """Run the run's planned samples (or ``keys`` among them) that the store does not hold yet,
+    rebuilt from the stored plan; returns how many ran. ``backend``: one built from the plan
+    already (:func:`plan_backend`), kept open for the caller's next call; otherwise one is
+    built and closed here.
+
+    Raises:
+        BatchError: No such run, no plan, a key not in the plan, a case gone from the suite (or
+            a corpus case whose job cannot be rebuilt).
+        AuthenticationFailed: At the first refusal of credentials (live).
+    """
+    stored = stored_plan(store, run_id)
+    todo = pending(store, stored, keys)
+    if not todo:
+        return 0
+    own = backend is None
+    if backend is None:
+        backend = plan_backend(stored.plan)
+    sinks_all: list[RunSink] = [
+        StoreSink(store, run_id, backend, stored.plan.suite, worker, stored.stamps),
+        *sinks,
+    ]
+    ran = 0
+
+    def persist(case_run: CaseRun) -> None:
+        nonlocal ran
+        ran += 1
+        for sink in sinks_all:
+            sink.sample(case_run)
+        if on_case is not None:
+            on_case(case_run)
+
+    try:
+        await execute_samples(store, stored, todo, backend, persist, should_stop)
+    finally:
         for sink in sinks_all:
             sink.flush()
         if own:
@@ -221,7 +273,10 @@ async def run_samples(
 
 def plan_backend(plan: RunPlan) -> ModelBackend:
     """The backend the plan's stored spec describes, built."""
-    return build_backend(plan.backend, plan.suite, plan_agents(plan.kind, plan.suite))
+    # only a scripted backend runs the suite's agents: a live one need not import them
+    scripted = plan.backend.kind == "scripted"
+    agents = plan_agents(plan.kind, plan.suite) if scripted else {}
+    return build_backend(plan.backend, plan.suite, agents)
 
 
 def summary(store: Store, run_id: str) -> BatchSummary:

@@ -67,6 +67,19 @@ def _complete(store: Store, run_id: str, plan: RunPlan) -> bool:
     return all(_key(k) in held for k in plan.keys)
 
 
+MIN_POLL_SECONDS = 0.02
+
+
+def next_poll(poll_seconds: float, left: int, stored: int, elapsed: float) -> float:
+    """Seconds to the next poll: ``poll_seconds``, or sooner when the samples ``left`` should
+    all be stored before then at the rate seen so far (``stored`` in ``elapsed`` seconds), so a
+    short batch's end is seen when it happens, not up to a poll later. A tail that takes longer
+    lowers the rate, and the polls slow down again."""
+    if stored <= 0 or elapsed <= 0:
+        return poll_seconds
+    return min(poll_seconds, max(MIN_POLL_SECONDS, left * elapsed / stored))
+
+
 async def wait_for_samples(
     store: Store,
     run_id: str,
@@ -92,7 +105,7 @@ async def wait_for_samples(
     seen = dict.fromkeys(OUTCOMES, 0)
     seen.update({k: v for k, v in store.gate_counts(run_id, judged=False).items() if k in seen})
     start = _stored(seen)
-    last_change = last_beat = time.monotonic()
+    began = last_change = last_beat = time.monotonic()
     while True:
         counts = store.gate_counts(run_id, judged=False)
         new = {k: counts.get(k, 0) - seen[k] for k in OUTCOMES}
@@ -119,4 +132,6 @@ async def wait_for_samples(
             with contextlib.suppress(Exception):
                 store.heartbeat(run_id)
             last_beat = now
-        await asyncio.sleep(poll_seconds)
+        await asyncio.sleep(
+            next_poll(poll_seconds, len(plan.keys) - stored, stored - start, now - began)
+        )

@@ -1,7 +1,7 @@
 """What one Celery task does, free of Celery: run one planned sample of a stored run.
 
-The run is rebuilt from the plan stored on its ``eval_run`` row (:func:`run_samples`), so a
-task carries only the run id and the sample key. A sample the store already holds is not run
+The run is rebuilt from the plan stored on its ``eval_run`` row (as :func:`run_samples` does),
+so a task carries only the run id and the sample key. A sample the store already holds is not run
 again, and a second insert of one is skipped by the store: a task delivered twice (a worker
 lost after storing its sample, a ``--resume`` re-enqueueing what was still queued) never counts
 a sample twice.
@@ -10,14 +10,23 @@ a sample twice.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import importlib.util
 import os
 import threading
 
 from agentic_eval.backends.base import ModelBackend
-from agentic_eval.batch import BatchError, SampleKey, plan_of, run_samples
-from agentic_eval.batch.run import plan_backend
+from agentic_eval.batch import SampleKey
+from agentic_eval.batch.run import (
+    StoredPlan,
+    execute_samples,
+    pending,
+    plan_backend,
+    stored_plan,
+)
+from agentic_eval.evaluation.runner import CaseRun
+from agentic_eval.evaluation.sinks import StoreSink
 from agentic_eval.store.db import Store
 
 _lock = threading.Lock()
@@ -46,16 +55,20 @@ otherwise pay for the import (about a second of CPU for openai's types) while it
 def preload() -> None:
     """Ready the worker's main process before its pool starts: the domain registry (entry
     points; a thread pool's threads would otherwise race on the first load, one of them seeing
-    the registry empty), the store (a worker that cannot reach it says so at start, not at its
-    first task) and the provider SDKs that are installed. Prefork children inherit the modules
-    and make a store of their own.
+    the registry empty), each domain's parts (its tools, agents and checks), the store (a
+    worker that cannot reach it says so at start, not at its first task) and the provider SDKs
+    that are installed. Prefork children inherit the modules and make a store of their own.
 
     Raises:
         StoreError: The store cannot be reached or migrated.
     """
     from agentic_eval.domains.registry import all_domains
 
-    all_domains()
+    for domain in all_domains().values():
+        parts = getattr(domain, "parts", None)  # a packaged domain imports its parts lazily
+        if callable(parts):
+            with contextlib.suppress(Exception):  # a broken domain fails the tasks that need it
+                parts()
     process_store()
     for name in PROVIDER_SDKS:
         if importlib.util.find_spec(name) is not None:
@@ -75,32 +88,70 @@ def execute_sample(run_id: str, key_json: str, worker: str | None) -> int:
     """Run the sample ``key_json`` (a :class:`SampleKey` as JSON) of run ``run_id`` unless the
     store holds it already; returns how many samples ran (0 or 1).
 
+    The store is read and written here, on the task's own thread; only the sample itself runs
+    on the process's event loop (:func:`process_loop`), which the samples of every thread
+    share: a database round trip on the loop would hold up every sample in flight.
+
     Raises:
         BatchError: No such run or plan, or the run did not plan this sample.
         StoreError: The store cannot be read or written.
     """
     key = SampleKey.model_validate_json(key_json)
-    coro = _run_one(process_store(), run_id, key, worker)
-    return asyncio.run_coroutine_threadsafe(coro, process_loop()).result()
+    store = process_store()
+    stored = _stored_plan(store, run_id)
+    todo = pending(store, stored, [key])
+    if not todo:
+        return 0
+    coro = _run_on_loop(store, stored, todo)
+    runs, backend = asyncio.run_coroutine_threadsafe(coro, process_loop()).result()
+    sink = StoreSink(store, run_id, backend, stored.plan.suite, worker, stored.stamps)
+    for case_run in runs:
+        sink.sample(case_run)
+    sink.flush()
+    return len(runs)
+
+
+KEEP_RUNS = 4
+"""Runs whose plan and backend a worker process keeps (the most recent ones): building a
+backend (a live SDK client loads its TLS certificates) costs more than a scripted sample, and
+reading a plan of many keys more than a sample."""
+
+_plans: dict[str, StoredPlan] = {}
+"""The plans of the runs this process served lately, by run id (guarded by ``_lock``)."""
+
+
+def _stored_plan(store: Store, run_id: str) -> StoredPlan:
+    with _lock:
+        hit = _plans.get(run_id)
+    if hit is not None:
+        return hit
+    stored = stored_plan(store, run_id)  # a read of the store: outside the lock
+    with _lock:
+        _plans[run_id] = stored
+        while len(_plans) > KEEP_RUNS:
+            _plans.pop(next(iter(_plans)))
+    return stored
 
 
 _backends: dict[str, ModelBackend] = {}
-"""The backends of the runs this process served lately, by run id, on its event loop: building
-one (a live SDK client loads its TLS certificates) costs more than a scripted sample."""
-KEEP_BACKENDS = 4
+"""The backends of the runs this process served lately, by run id; used on the event loop
+only."""
 
 
-async def _run_one(store: Store, run_id: str, key: SampleKey, worker: str | None) -> int:
-    backend = _backends.get(run_id)
+async def _run_on_loop(
+    store: Store, stored: StoredPlan, todo: list[SampleKey]
+) -> tuple[list[CaseRun], ModelBackend]:
+    """Run ``todo`` on the run's backend (built once per run), collecting the finished samples
+    for the caller's thread to store."""
+    backend = _backends.get(stored.run_id)
     if backend is None:
-        run = store.run(run_id)
-        if run is None:
-            raise BatchError(f"no run {run_id} in the store")
-        backend = plan_backend(plan_of(run))
-        _backends[run_id] = backend
-        while len(_backends) > KEEP_BACKENDS:  # the oldest run's: its batch is likely over
+        backend = plan_backend(stored.plan)
+        _backends[stored.run_id] = backend
+        while len(_backends) > KEEP_RUNS:  # the oldest run's: its batch is likely over
             await _backends.pop(next(iter(_backends))).aclose()
-    return await run_samples(store, run_id, keys=[key], worker=worker, backend=backend)
+    runs: list[CaseRun] = []
+    await execute_samples(store, stored, todo, backend, runs.append)
+    return runs, backend
 
 
 def process_loop() -> asyncio.AbstractEventLoop:
