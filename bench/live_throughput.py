@@ -97,7 +97,7 @@ def start_workers(
     for i in range(count):
         name = f"bench-{i}@%h"
         cmd = [sys.executable, "-m", "agentic_eval", "worker", "--pool", "threads",
-               "--concurrency", str(threads), "--name", name, "--loglevel", "INFO"]  # fmt: skip
+               "--concurrency", str(threads), "--name", name]  # fmt: skip
         with (logs / f"worker-{i}.log").open("wb") as log:
             procs.append(
                 subprocess.Popen(
@@ -110,7 +110,7 @@ def start_workers(
             )
     deadline = time.monotonic() + 60
     for i, proc in enumerate(procs):
-        while " ready." not in (logs / f"worker-{i}.log").read_text(errors="replace"):
+        while ": ready (" not in (logs / f"worker-{i}.log").read_text(errors="replace"):
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise SystemExit(f"celery worker {i} did not start (exit {proc.poll()})")
             time.sleep(0.1)
@@ -128,20 +128,37 @@ def celery_batch(env: dict[str, str], args: list[str]) -> str:
     return found.group(1)
 
 
+def in_process_store(tmp: Path) -> str:
+    """The store of the runs made in this process: the environment's, or the default file."""
+    return (
+        os.environ.get("AGENTIC_EVAL_DATABASE_URL")
+        or f"sqlite:///{tmp / 'home' / 'agentic-eval.db'}"
+    )
+
+
 def run_rows(url: str, run_id: str) -> tuple[float, list[int], dict[str, int]]:
-    """The run's own time (opened to closed), its samples' turns and its outcomes."""
+    """The run's own time (opened to closed), its samples' turns in plan order (the order they
+    were sent out in, which the ideal schedule follows; not the order they finished in) and its
+    outcomes."""
     from sqlalchemy import create_engine, text
 
     engine = create_engine(url)
     with engine.connect() as conn:
-        started, finished = conn.execute(
-            text("SELECT started_at, finished_at FROM eval_run WHERE id = :r"), {"r": run_id}
-        ).one()
-        rows = conn.execute(
-            text("SELECT turns, outcome FROM eval_sample WHERE run_id = :r ORDER BY id"),
+        started, finished, plan = conn.execute(
+            text("SELECT started_at, finished_at, plan FROM eval_run WHERE id = :r"),
             {"r": run_id},
-        ).all()
+        ).one()
+        found = conn.execute(
+            text("SELECT case_id, sample, attempt, turns, outcome FROM eval_sample "
+                 "WHERE run_id = :r"),
+            {"r": run_id},
+        ).all()  # fmt: skip
     engine.dispose()
+    if isinstance(plan, str):  # SQLite's JSON as text
+        plan = json.loads(plan)
+    order = {(k["case"], k["epoch"], k.get("attempt", 1)): i for i, k in enumerate(plan["keys"])}
+    by_key = sorted(found, key=lambda r: order[(r[0], r[1], r[2])])
+    rows = [(turns, outcome) for *_, turns, outcome in by_key]
     outcomes: dict[str, int] = {}
     for _, outcome in rows:
         outcomes[outcome] = outcomes.get(outcome, 0) + 1
@@ -271,7 +288,8 @@ def main() -> int:
                     if fake_before is not None and fake_after is not None
                     else f"{'-':>11}"
                 )
-                turns = [c["turns"] for c in run["scorecard"]["cases"]]
+                # in plan order, as they were started (the scorecard lists them by case id)
+                _, turns, _ = run_rows(in_process_store(Path(tmp)), run["run_id"])
                 ideal = ideal_seconds(turns, concurrency, latency)
                 totals = run["scorecard"]["totals"]
                 extra = (seconds - ideal) * 1000 / sum(turns) * concurrency

@@ -114,12 +114,12 @@ class Cluster:
     def workers(self, *names: str) -> list[subprocess.Popen[bytes]]:
         """Start one worker per name (prefork, one process each) and wait until all are ready."""
         procs = [
-            self.start(name, "worker", "--name", name, "--concurrency", "1", "--loglevel", "INFO")
+            self.start(name, "worker", "--name", name, "--concurrency", "1")  # log level WARNING
             for name in names
         ]
         deadline = time.monotonic() + 30
         for name, proc in zip(names, procs, strict=True):
-            while f"{name} ready." not in self.output(name)[1]:
+            while f"agentic-eval worker {name}: ready (prefork pool x1" not in self.output(name)[1]:
                 assert proc.poll() is None, f"worker {name} exited: {self.output(name)[1][-2000:]}"
                 assert time.monotonic() < deadline, f"worker {name} not ready"
                 time.sleep(0.1)

@@ -107,9 +107,11 @@ def serve(job: dict[str, Any], asked: dict[str, bool], say: Callable[[str], None
             run_id: str,
             rows: Iterable[dict[str, Any]],
             templates: Mapping[str, str] | None = None,
+            *,
+            heartbeat: bool = True,
         ) -> None:
             rows = list(rows)
-            super().add_samples(run_id, rows, templates)
+            super().add_samples(run_id, rows, templates, heartbeat=heartbeat)
             if self.report is not None and rows:
                 line = json.dumps(Counter(str(r["outcome"]) for r in rows)) + "\n"
                 try:

@@ -173,13 +173,22 @@ def pending(store: Store, stored: StoredPlan, keys: Iterable[SampleKey] | None) 
         planned, asked = list(stored.plan.keys), None
     else:
         chosen = set(keys)
-        outside = [k.name() for k in chosen if k not in stored.keys]
-        if outside:
-            raise BatchError(f"run {stored.run_id} did not plan sample {sorted(outside)[0]}")
+        check_planned(stored, chosen)
         planned = [k for k in stored.plan.keys if k in chosen] if len(chosen) > 1 else list(chosen)
         asked = [(k.case, k.epoch, k.attempt) for k in planned]
     done = store.stored_keys(stored.run_id, asked)
     return [k for k in planned if (k.case, k.epoch, k.attempt) not in done]
+
+
+def check_planned(stored: StoredPlan, keys: Iterable[SampleKey]) -> None:
+    """Refuse a sample the run did not plan.
+
+    Raises:
+        BatchError: Naming the first such sample.
+    """
+    outside = [k.name() for k in keys if k not in stored.keys]
+    if outside:
+        raise BatchError(f"run {stored.run_id} did not plan sample {sorted(outside)[0]}")
 
 
 async def execute_samples(

@@ -223,19 +223,26 @@ class Store(HistoryRows):
         run_id: str,
         rows: Iterable[dict[str, Any]],
         templates: Mapping[str, str] | None = None,
+        *,
+        heartbeat: bool = True,
     ) -> None:
         """Insert sample rows (dicts of :class:`EvalSample` columns) in one transaction; a row
         whose (run, case, sample, attempt) is already stored is skipped. Moves the run's
-        heartbeat. ``templates``: the request templates (``{sha256: canonical JSON}``) that
-        rows' transcripts were stored without (:mod:`agentic_eval.store.sample_writes`)."""
+        heartbeat (unless ``heartbeat`` is False: a worker moving it less often, as writers on
+        many processes would otherwise queue on the run's row). ``templates``: the request
+        templates (``{sha256: canonical JSON}``) that rows' transcripts were stored without
+        (:mod:`agentic_eval.store.sample_writes`)."""
         rows = list(rows)
         if not rows:
             return
         with self._begin("write samples") as conn:
             insert_rows(conn, run_id, rows, templates or {})
-            conn.execute(
-                update(EvalRun).where(EvalRun.id == run_id).values(heartbeat_at=datetime.now(UTC))
-            )
+            if heartbeat:
+                conn.execute(
+                    update(EvalRun)
+                    .where(EvalRun.id == run_id)
+                    .values(heartbeat_at=datetime.now(UTC))
+                )
 
     def reopen_run(self, run_id: str, worker: str) -> None:
         """Mark a stopped run ``running`` again (a resume) by ``worker``: no finish time,

@@ -27,11 +27,13 @@ from __future__ import annotations
 import functools
 import importlib
 import logging
+import os
+import sys
 from typing import Any
 
 from agentic_eval.batch import SampleKey
 from agentic_eval.core.text import one_line, redact, safe_url
-from agentic_eval.store.db import StoreError
+from agentic_eval.store.db import URL_ENV, StoreError
 from agentic_eval.workers.config import (
     TASK_NAME,
     CeleryMissing,
@@ -137,6 +139,18 @@ def start_worker(*, concurrency: int, name: str, loglevel: str, pool: str) -> in
     app = celery_app(settings)
     preload()
     logging.getLogger("celery.worker.control").addFilter(_QuietRevokes())
+    signals: Any = importlib.import_module("celery.signals")
+
+    def ready(sender: Any = None, **_: Any) -> None:  # at every log level (Celery: INFO)
+        store = safe_url(os.environ.get(URL_ENV, ""))
+        node = getattr(sender, "hostname", None) or name  # with %h and friends expanded
+        sys.stderr.write(
+            f"agentic-eval worker {node}: ready ({pool} pool x{concurrency}, queue "
+            f"{settings.queue!r}, store {store})\n"
+        )
+        sys.stderr.flush()
+
+    signals.worker_ready.connect(ready, weak=False)
     worker: Any = app.Worker(
         hostname=name,
         pool_cls=pool,

@@ -20,14 +20,15 @@ from agentic_eval.backends.base import ModelBackend
 from agentic_eval.batch import SampleKey
 from agentic_eval.batch.run import (
     StoredPlan,
+    check_planned,
     execute_samples,
-    pending,
     plan_backend,
     stored_plan,
 )
 from agentic_eval.evaluation.runner import CaseRun
 from agentic_eval.evaluation.sinks import StoreSink
 from agentic_eval.store.db import Store
+from agentic_eval.workers.group_commit import Rows, process_calls
 
 _lock = threading.Lock()
 _store: tuple[int, Store] | None = None
@@ -99,15 +100,16 @@ def execute_sample(run_id: str, key_json: str, worker: str | None) -> int:
     key = SampleKey.model_validate_json(key_json)
     store = process_store()
     stored = _stored_plan(store, run_id)
-    todo = pending(store, stored, [key])
-    if not todo:
+    check_planned(stored, [key])
+    calls = process_calls(store)  # asked and written with the other task threads' samples
+    if calls.stored(run_id, key):
         return 0
-    coro = _run_on_loop(store, stored, todo)
+    coro = _run_on_loop(store, stored, [key])
     runs, backend = asyncio.run_coroutine_threadsafe(coro, process_loop()).result()
     sink = StoreSink(store, run_id, backend, stored.plan.suite, worker, stored.stamps)
     for case_run in runs:
         sink.sample(case_run)
-    sink.flush()
+    calls.write(Rows(run_id, sink.buffer.rows, sink.buffer.templates))  # before the ack
     return len(runs)
 
 
