@@ -181,3 +181,15 @@ def test_the_heartbeat_moves_with_the_first_write_of_a_run_then_every_few_second
         clock[0] += advance
         calls.write(Rows(run_id, [{"case_id": "x"}], {}))
     assert store.beats == [("a", True), ("a", False), ("b", True), ("a", True)]
+
+
+def test_a_buffer_hands_its_rows_out_unwritten_with_the_templates_it_has_not_written() -> None:
+    from agentic_eval.evaluation.persist import SampleBuffer
+
+    store = _Store(seconds=0)
+    buffer = SampleBuffer(cast(Store, store), "run-1", max_rows=10, max_age=3600)
+    buffer.templates.update({"old": "O", "new": "N"})
+    buffer.stored.add("old")
+    buffer.rows.append({"case_id": "a"})
+    assert buffer.take() == ([{"case_id": "a"}], {"new": "N"})
+    assert buffer.rows == [] and store.calls == []

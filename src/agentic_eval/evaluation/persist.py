@@ -122,6 +122,12 @@ class SampleBuffer:
         if len(self.rows) >= self.max_rows or time.monotonic() - self.since >= self.max_age:
             self.flush()
 
+    def take(self) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        """Hand the queued rows out unwritten, with the templates they need that this buffer
+        has not written (for a caller that writes them itself: a worker's group commit)."""
+        rows, self.rows = self.rows, []
+        return rows, {k: v for k, v in self.templates.items() if k not in self.stored}
+
     def flush(self) -> None:
         """Write the queued rows."""
         if self.rows:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from agentic_eval.backends.base import ModelBackend, sample_transcript_ref
 from agentic_eval.core.scorecard import CaseResult, Scorecard
@@ -100,6 +100,11 @@ class StoreSink:
 
     def flush(self) -> None:
         self.buffer.flush()
+
+    def take(self) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        """The rows taken so far and their templates, handed out unwritten (see
+        :meth:`SampleBuffer.take`)."""
+        return self.buffer.take()
 
     def close(self, end: RunEnd) -> SinkReport:
         del end

@@ -109,7 +109,7 @@ def execute_sample(run_id: str, key_json: str, worker: str | None) -> int:
     sink = StoreSink(store, run_id, backend, stored.plan.suite, worker, stored.stamps)
     for case_run in runs:
         sink.sample(case_run)
-    calls.write(Rows(run_id, sink.buffer.rows, sink.buffer.templates))  # before the ack
+    calls.write(Rows(run_id, *sink.take()))  # committed before the ack
     return len(runs)
 
 
